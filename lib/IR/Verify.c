@@ -1,0 +1,359 @@
+/* Invariants of memopt ops that IRDL cannot state. IRDL already checks the
+ * operand/result kinds and that each attribute is present with the right
+ * kind; everything that relates one attribute to another, to the types, or to
+ * the region body is checked here and reported as an ordinary op error. */
+#include "IR/IR.h"
+#include "Support/Support.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <string.h>
+
+typedef struct Verifier {
+  bool failed;
+} Verifier;
+
+static bool nameIs(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
+}
+
+/* Emits "'<op>' op <message>" at the op's location. */
+static void opError(Verifier *verifier, MlirOperation op, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void opError(Verifier *verifier, MlirOperation op, const char *format, ...) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&message, "'%.*s' op ", (int)opName.length, opName.data);
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(&message, format, args);
+  va_end(args);
+  mlirEmitError(mlirOperationGetLocation(op), memoptStringBufferGet(&message));
+  memoptStringBufferDestroy(&message);
+  verifier->failed = true;
+}
+
+static MlirAttribute attribute(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+/* An i64 dense array attribute and its length. */
+typedef struct I64Array {
+  MlirAttribute attr;
+  intptr_t count;
+} I64Array;
+
+static int64_t at(I64Array array, intptr_t index) {
+  return mlirDenseI64ArrayGetElement(array.attr, index);
+}
+
+/* Reads an i64 dense array attribute; false (with an error) for other kinds. */
+static bool i64Array(Verifier *verifier, MlirOperation op, const char *name, I64Array *array) {
+  array->attr = attribute(op, name);
+  if (!mlirAttributeIsADenseI64Array(array->attr)) {
+    opError(verifier, op, "attribute '%s' must be an array<i64: ...>", name);
+    return false;
+  }
+  array->count = mlirDenseArrayGetNumElements(array->attr);
+  return true;
+}
+
+/* Reads an integer attribute; false (with an error) for other kinds. */
+static bool integer(Verifier *verifier, MlirOperation op, const char *name, int64_t *value) {
+  MlirAttribute attr = attribute(op, name);
+  if (!mlirAttributeIsAInteger(attr)) {
+    opError(verifier, op, "attribute '%s' must be an integer", name);
+    return false;
+  }
+  *value = mlirIntegerAttrGetValueSInt(attr);
+  return true;
+}
+
+static bool atLeast(Verifier *verifier, MlirOperation op, const char *name, int64_t minimum,
+                    int64_t *value) {
+  if (!integer(verifier, op, name, value))
+    return false;
+  if (*value < minimum) {
+    opError(verifier, op, "attribute '%s' must be at least %lld, got %lld", name,
+            (long long)minimum, (long long)*value);
+    return false;
+  }
+  return true;
+}
+
+/* Returns the single block of region `index`, with an error when it is empty. */
+static bool body(Verifier *verifier, MlirOperation op, intptr_t index, MlirBlock *block) {
+  *block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+  if (mlirBlockIsNull(*block)) {
+    opError(verifier, op, "region #%ld must have a body block", (long)index);
+    return false;
+  }
+  return true;
+}
+
+/* Checks that `block` ends in vector.yield and returns it. */
+static bool yieldOf(Verifier *verifier, MlirOperation op, MlirBlock block, MlirOperation *yield) {
+  *yield = mlirBlockGetTerminator(block);
+  if (mlirOperationIsNull(*yield) || !nameIs(*yield, MEMOPT_REGION_TERMINATOR)) {
+    opError(verifier, op, "region must end in '" MEMOPT_REGION_TERMINATOR "'");
+    return false;
+  }
+  return true;
+}
+
+/* Checks that the body yields exactly the op's result types. */
+static void yieldMatchesResults(Verifier *verifier, MlirOperation op, MlirOperation yield) {
+  intptr_t results = mlirOperationGetNumResults(op);
+  intptr_t yielded = mlirOperationGetNumOperands(yield);
+  if (yielded != results) {
+    opError(verifier, op, "body yields %ld values but the op has %ld results", (long)yielded,
+            (long)results);
+    return;
+  }
+  for (intptr_t i = 0; i < results; ++i)
+    if (!mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(yield, i)),
+                       mlirValueGetType(mlirOperationGetResult(op, i))))
+      opError(verifier, op, "body yields a value of another type than result #%ld", (long)i);
+}
+
+/* Checks `dim` against a ranked tensor and returns its extent (or the
+ * dynamic marker) through `extent`. */
+static bool chunkDim(Verifier *verifier, MlirOperation op, const char *what, intptr_t index,
+                     MlirType type, int64_t dim, int64_t *extent) {
+  if (!mlirTypeIsARankedTensor(type)) {
+    opError(verifier, op, "%s #%ld must be a ranked tensor", what, (long)index);
+    return false;
+  }
+  int64_t rank = mlirShapedTypeGetRank(type);
+  if (dim < 0 || dim >= rank) {
+    opError(verifier, op, "chunk dimension %lld of %s #%ld is out of range for rank %lld",
+            (long long)dim, what, (long)index, (long long)rank);
+    return false;
+  }
+  *extent = mlirShapedTypeGetDimSize(type, dim);
+  return true;
+}
+
+static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
+  I64Array inputDims, outputDims;
+  int64_t chunkSize;
+  if (!i64Array(verifier, op, "input_dims", &inputDims) ||
+      !i64Array(verifier, op, "output_dims", &outputDims) ||
+      !atLeast(verifier, op, "chunk_size", 1, &chunkSize))
+    return;
+  intptr_t inputs = mlirOperationGetNumOperands(op);
+  intptr_t outputs = mlirOperationGetNumResults(op);
+  if (inputDims.count != inputs || outputDims.count != outputs) {
+    opError(verifier, op,
+            "needs one chunk dimension per input and per output: got %ld input_dims for %ld "
+            "inputs and %ld output_dims for %ld outputs",
+            (long)inputDims.count, (long)inputs, (long)outputDims.count, (long)outputs);
+    return;
+  }
+  /* Every chunked dimension walks the same iteration space. */
+  int64_t extent = mlirShapedTypeGetDynamicSize();
+  bool ok = true;
+  for (intptr_t i = 0; i < inputs + outputs && ok; ++i) {
+    bool isInput = i < inputs;
+    MlirType type = isInput ? mlirValueGetType(mlirOperationGetOperand(op, i))
+                            : mlirValueGetType(mlirOperationGetResult(op, i - inputs));
+    int64_t dimExtent;
+    ok = chunkDim(verifier, op, isInput ? "input" : "output", isInput ? i : i - inputs, type,
+                  isInput ? at(inputDims, i) : at(outputDims, i - inputs), &dimExtent);
+    if (!ok || mlirShapedTypeIsDynamicSize(dimExtent))
+      continue;
+    if (!mlirShapedTypeIsDynamicSize(extent) && extent != dimExtent) {
+      opError(verifier, op, "chunked dimensions differ in extent: %lld and %lld",
+              (long long)extent, (long long)dimExtent);
+      ok = false;
+    }
+    extent = dimExtent;
+  }
+  if (!ok)
+    return;
+  if (!mlirShapedTypeIsDynamicSize(extent) && chunkSize > extent) {
+    opError(verifier, op, "chunk_size %lld exceeds the chunked extent %lld", (long long)chunkSize,
+            (long long)extent);
+    return;
+  }
+  MlirBlock block;
+  MlirOperation yield;
+  if (!body(verifier, op, 0, &block) || !yieldOf(verifier, op, block, &yield))
+    return;
+  if (mlirBlockGetNumArguments(block) != inputs) {
+    opError(verifier, op, "body takes %ld arguments but the op has %ld inputs",
+            (long)mlirBlockGetNumArguments(block), (long)inputs);
+    return;
+  }
+  /* A slice has the input's shape with the chunked extent at most chunk_size. */
+  for (intptr_t i = 0; i < inputs; ++i) {
+    MlirType inputType = mlirValueGetType(mlirOperationGetOperand(op, i));
+    MlirType sliceType = mlirValueGetType(mlirBlockGetArgument(block, i));
+    bool same = mlirTypeIsARankedTensor(sliceType) &&
+                mlirShapedTypeGetRank(sliceType) == mlirShapedTypeGetRank(inputType) &&
+                mlirTypeEqual(mlirShapedTypeGetElementType(sliceType),
+                              mlirShapedTypeGetElementType(inputType));
+    for (int64_t d = 0; same && d < mlirShapedTypeGetRank(inputType); ++d) {
+      int64_t want = mlirShapedTypeGetDimSize(inputType, d);
+      int64_t got = mlirShapedTypeGetDimSize(sliceType, d);
+      if (d == at(inputDims, i))
+        same = mlirShapedTypeIsDynamicSize(got) || got == chunkSize;
+      else
+        same = want == got;
+    }
+    if (!same)
+      opError(verifier, op,
+              "body argument #%ld must be a slice of input #%ld along dimension %lld "
+              "(extent chunk_size or '?')",
+              (long)i, (long)i, (long long)at(inputDims, i));
+  }
+  intptr_t yielded = mlirOperationGetNumOperands(yield);
+  if (yielded != outputs)
+    opError(verifier, op, "body yields %ld values but the op has %ld outputs", (long)yielded,
+            (long)outputs);
+  for (intptr_t i = 0; i < yielded && i < outputs; ++i) {
+    MlirType sliceType = mlirValueGetType(mlirOperationGetOperand(yield, i));
+    MlirType outputType = mlirValueGetType(mlirOperationGetResult(op, i));
+    if (!mlirTypeIsARankedTensor(sliceType) ||
+        mlirShapedTypeGetRank(sliceType) != mlirShapedTypeGetRank(outputType))
+      opError(verifier, op, "yielded slice #%ld must be a tensor of the rank of output #%ld",
+              (long)i, (long)i);
+  }
+}
+
+static void verifySpmGroup(Verifier *verifier, MlirOperation op) {
+  I64Array tile;
+  if (!i64Array(verifier, op, "tile", &tile))
+    return;
+  for (intptr_t i = 0; i < tile.count; ++i)
+    if (at(tile, i) < 1) {
+      opError(verifier, op, "tile sizes must be positive, got %lld at #%ld",
+              (long long)at(tile, i), (long)i);
+      return;
+    }
+  MlirBlock block;
+  MlirOperation yield;
+  if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
+    yieldMatchesResults(verifier, op, yield);
+}
+
+static void verifySameType(Verifier *verifier, MlirOperation op) {
+  if (!mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(op, 0)),
+                     mlirValueGetType(mlirOperationGetResult(op, 0))))
+    opError(verifier, op, "result type must equal the operand type");
+}
+
+/* Returns the static byte size of a tensor type, or -1 when it is dynamic or
+ * its element type has no fixed bit width. */
+static int64_t staticBytes(MlirType type) {
+  if (!mlirShapedTypeHasStaticShape(type))
+    return -1;
+  MlirType element = mlirShapedTypeGetElementType(type);
+  int64_t bits;
+  if (mlirTypeIsAInteger(element))
+    bits = mlirIntegerTypeGetWidth(element);
+  else if (mlirTypeIsAFloat(element))
+    bits = mlirFloatTypeGetWidth(element);
+  else
+    return -1;
+  int64_t elements = 1;
+  for (int64_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    elements *= mlirShapedTypeGetDimSize(type, d);
+  return (elements * bits + 7) / 8;
+}
+
+static void verifySpmPin(Verifier *verifier, MlirOperation op) {
+  int64_t offset, size;
+  if (!atLeast(verifier, op, "offset", 0, &offset) || !atLeast(verifier, op, "size", 1, &size))
+    return;
+  verifySameType(verifier, op);
+  int64_t needed = staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)));
+  if (needed > size)
+    opError(verifier, op, "pins %lld bytes but the tensor needs %lld", (long long)size,
+            (long long)needed);
+}
+
+static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
+  int64_t value;
+  if (atLeast(verifier, op, "devices", 1, &value) && atLeast(verifier, op, "hbm_bytes", 1, &value))
+    atLeast(verifier, op, "link_bandwidth", 1, &value);
+}
+
+static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
+  int64_t index, devices, dataParallel, tensorParallel, recompute;
+  if (!atLeast(verifier, op, "index", 0, &index) ||
+      !atLeast(verifier, op, "devices", 1, &devices) ||
+      !atLeast(verifier, op, "data_parallel", 1, &dataParallel) ||
+      !atLeast(verifier, op, "tensor_parallel", 1, &tensorParallel) ||
+      !integer(verifier, op, "recompute", &recompute))
+    return;
+  if (dataParallel * tensorParallel != devices)
+    opError(verifier, op, "uses %lld devices but data_parallel x tensor_parallel is %lld",
+            (long long)devices, (long long)(dataParallel * tensorParallel));
+  /* Stage indices are unique among the stages of one block. */
+  for (MlirOperation other = mlirBlockGetFirstOperation(mlirOperationGetBlock(op));
+       !mlirOperationIsNull(other) && !mlirOperationEqual(other, op);
+       other = mlirOperationGetNextInBlock(other)) {
+    int64_t otherIndex;
+    if (nameIs(other, "place.stage") &&
+        mlirAttributeIsAInteger(attribute(other, "index")) &&
+        (otherIndex = mlirIntegerAttrGetValueSInt(attribute(other, "index"))) == index) {
+      opError(verifier, op, "repeats stage index %lld", (long long)index);
+      break;
+    }
+  }
+  MlirBlock block;
+  MlirOperation yield;
+  if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
+    yieldMatchesResults(verifier, op, yield);
+}
+
+static void verifyRematRegenerate(Verifier *verifier, MlirOperation op) {
+  verifySameType(verifier, op);
+  MlirBlock block;
+  MlirOperation yield;
+  if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
+    yieldMatchesResults(verifier, op, yield);
+}
+
+static void verifyRematDimSymbol(Verifier *verifier, MlirOperation op) {
+  int64_t dim;
+  if (!atLeast(verifier, op, "dim", 0, &dim))
+    return;
+  MlirType type = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  if (!mlirShapedTypeHasRank(type) || dim >= mlirShapedTypeGetRank(type))
+    opError(verifier, op, "dimension %lld is out of range for the operand", (long long)dim);
+  else if (mlirStringAttrGetValue(attribute(op, "symbol")).length == 0)
+    opError(verifier, op, "symbol name must not be empty");
+}
+
+typedef struct OpCheck {
+  const char *name;
+  void (*check)(Verifier *, MlirOperation);
+} OpCheck;
+
+static const OpCheck opChecks[] = {
+    {"chunk.region", verifyChunkRegion},   {"spm.group", verifySpmGroup},
+    {"spm.pin", verifySpmPin},             {"spm.load", verifySameType},
+    {"spm.store", verifySameType},         {"place.cluster", verifyPlaceCluster},
+    {"place.stage", verifyPlaceStage},     {"remat.regenerate", verifyRematRegenerate},
+    {"remat.dim_symbol", verifyRematDimSymbol},
+};
+
+static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
+  for (size_t i = 0; i < sizeof opChecks / sizeof *opChecks; ++i)
+    if (nameIs(op, opChecks[i].name)) {
+      opChecks[i].check((Verifier *)userData, op);
+      break;
+    }
+  return MlirWalkResultAdvance;
+}
+
+MlirLogicalResult memoptVerifyOps(MlirOperation root) {
+  Verifier verifier = {false};
+  mlirOperationWalk(root, verifyOne, &verifier, MlirWalkPostOrder);
+  return verifier.failed ? mlirLogicalResultFailure() : mlirLogicalResultSuccess();
+}

@@ -1,0 +1,71 @@
+/* Small text utilities: edit distance (for "did you mean" suggestions) and
+ * strict number parsing for pass options. */
+#include "Support/Support.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t memoptEditDistance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  size_t *row = malloc((m + 1) * sizeof *row);
+  if (!row)
+    abort();
+  for (size_t j = 0; j <= m; ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; ++j) {
+      size_t above = row[j];
+      size_t best = diagonal + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best)
+        best = row[j] + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diagonal = above;
+    }
+  }
+  size_t result = row[m];
+  free(row);
+  return result;
+}
+
+bool memoptStartsWith(const char *string, const char *prefix) {
+  return strncmp(string, prefix, strlen(prefix)) == 0;
+}
+
+char *memoptStrndup(const char *string, size_t length) {
+  char *copy = malloc(length + 1);
+  if (!copy)
+    abort();
+  memcpy(copy, string, length);
+  copy[length] = '\0';
+  return copy;
+}
+
+bool memoptParseInt64(const char *text, long long *out) {
+  if (!*text)
+    return false;
+  char *end;
+  errno = 0;
+  long long value = strtoll(text, &end, 0);
+  if (errno != 0 || *end != '\0')
+    return false;
+  *out = value;
+  return true;
+}
+
+bool memoptParseDouble(const char *text, double *out) {
+  if (!*text)
+    return false;
+  char *end;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno != 0 || *end != '\0' || !isfinite(value))
+    return false;
+  *out = value;
+  return true;
+}

@@ -1,0 +1,95 @@
+/* memopt support: growable strings, whole-file I/O and small text utilities.
+ *
+ * Ownership: every function that returns a heap pointer says so; the caller
+ * frees it with free(). Errors are returned, never printed from here. */
+#ifndef MEMOPT_SUPPORT_SUPPORT_H
+#define MEMOPT_SUPPORT_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===------------------------------------------------------------------===*
+ * MemoptStringBuffer: a growable, always NUL-terminated byte string.
+ *===------------------------------------------------------------------===*/
+
+typedef struct MemoptStringBuffer {
+  char *data;      /* NUL-terminated; NULL until the first append */
+  size_t length;   /* bytes before the terminating NUL */
+  size_t capacity; /* bytes allocated at data */
+} MemoptStringBuffer;
+
+/// Returns an empty buffer that owns no memory yet.
+MemoptStringBuffer memoptStringBufferCreate(void);
+
+/// Frees the buffer's memory and leaves it empty.
+void memoptStringBufferDestroy(MemoptStringBuffer *buffer);
+
+/// Appends `length` bytes from `bytes`.
+void memoptStringBufferAppend(MemoptStringBuffer *buffer, const char *bytes, size_t length);
+
+/// Appends a NUL-terminated string.
+void memoptStringBufferAppendCString(MemoptStringBuffer *buffer, const char *string);
+
+/// Appends printf-formatted text.
+void memoptStringBufferAppendFormat(MemoptStringBuffer *buffer, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// Appends vprintf-formatted text.
+void memoptStringBufferAppendFormatV(MemoptStringBuffer *buffer, const char *format, va_list args);
+
+/// Empties the buffer, keeping its memory.
+void memoptStringBufferClear(MemoptStringBuffer *buffer);
+
+/// Returns the contents (never NULL; "" when empty), still owned by the buffer.
+const char *memoptStringBufferGet(const MemoptStringBuffer *buffer);
+
+/// Hands the contents to the caller (who frees them) and leaves the buffer empty.
+char *memoptStringBufferRelease(MemoptStringBuffer *buffer);
+
+/// Callback with MLIR's MlirStringCallback shape that appends to the
+/// MemoptStringBuffer passed as `userData`; `text` need not be NUL-terminated.
+void memoptStringBufferAppendCallback(const char *text, size_t length, void *userData);
+
+/*===------------------------------------------------------------------===*
+ * Files
+ *===------------------------------------------------------------------===*/
+
+/// Reads a whole file ("-" is standard input) into `out`; returns false and
+/// fills `error` with the reason when it cannot.
+bool memoptFileRead(const char *path, MemoptStringBuffer *out, MemoptStringBuffer *error);
+
+/// Writes `length` bytes to `path` atomically: into a temporary file beside it,
+/// renamed over `path` only once complete ("-" is standard output). Returns
+/// false and fills `error` on failure, leaving no partial file behind.
+bool memoptFileWriteAtomic(const char *path, const char *bytes, size_t length,
+                           MemoptStringBuffer *error);
+
+/*===------------------------------------------------------------------===*
+ * Text
+ *===------------------------------------------------------------------===*/
+
+/// Returns the Levenshtein distance between two NUL-terminated strings.
+size_t memoptEditDistance(const char *a, const char *b);
+
+/// Returns true when `string` starts with `prefix`.
+bool memoptStartsWith(const char *string, const char *prefix);
+
+/// Returns a heap copy of the first `length` bytes of `string`, NUL-terminated.
+char *memoptStrndup(const char *string, size_t length);
+
+/// Parses a whole string as a signed 64-bit integer; false on junk or overflow.
+bool memoptParseInt64(const char *text, long long *out);
+
+/// Parses a whole string as a finite double; false on junk.
+bool memoptParseDouble(const char *text, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMOPT_SUPPORT_SUPPORT_H */
