@@ -15,3 +15,7 @@ MlirContext memoptContextCreate(bool allowUnregisteredDialects) {
   }
   return context;
 }
+
+void memoptAppendToBuffer(MlirStringRef text, void *userData) {
+  memoptStringBufferAppend((MemoptStringBuffer *)userData, text.data, text.length);
+}

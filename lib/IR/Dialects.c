@@ -3,9 +3,12 @@
 
 #include "mlir-c/Dialect/IRDL.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const char memoptEmbeddedIRDL[];
+extern const char *const memoptUpstreamDialects[];
+extern const size_t memoptUpstreamDialectsCount;
 
 static const char *const dialectNames[] = {"chunk", "place", "remat", "spm"};
 
@@ -30,4 +33,22 @@ bool memoptIsMemoptDialect(MlirStringRef name) {
         memcmp(dialectNames[i], name.data, name.length) == 0)
       return true;
   return false;
+}
+
+static int compareNames(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void memoptListDialects(MemoptStringBuffer *out) {
+  size_t memoptCount = sizeof dialectNames / sizeof *dialectNames;
+  size_t count = memoptUpstreamDialectsCount + memoptCount;
+  const char **names = malloc(count * sizeof *names);
+  if (!names)
+    abort();
+  memcpy(names, memoptUpstreamDialects, memoptUpstreamDialectsCount * sizeof *names);
+  memcpy(names + memoptUpstreamDialectsCount, dialectNames, memoptCount * sizeof *names);
+  qsort(names, count, sizeof *names, compareNames);
+  for (size_t i = 0; i < count; ++i)
+    memoptStringBufferAppendFormat(out, "%s%s", i ? "," : "", names[i]);
+  free(names);
 }

@@ -7,8 +7,11 @@
 #ifndef MEMOPT_IR_IR_H
 #define MEMOPT_IR_IR_H
 
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
+
+#include "Support/Support.h"
 
 #include <stdbool.h>
 
@@ -29,16 +32,78 @@ MlirLogicalResult memoptDialectsLoad(MlirContext context);
 /// Returns true when `name` ("chunk", "spm", ...) is one of memopt's dialects.
 bool memoptIsMemoptDialect(MlirStringRef name);
 
+/// Appends the names of every available dialect, upstream and memopt, in
+/// alphabetical order and separated by commas, to `out`.
+void memoptListDialects(MemoptStringBuffer *out);
+
 /// Creates a context with every upstream dialect and the memopt dialects
 /// registered and loaded; returns a null context when loading fails.
 /// The caller destroys it with mlirContextDestroy.
 MlirContext memoptContextCreate(bool allowUnregisteredDialects);
+
+/// An MlirStringCallback that appends `text` to the MemoptStringBuffer passed
+/// as `userData`: the way to collect MLIR's printed output.
+void memoptAppendToBuffer(MlirStringRef text, void *userData);
 
 /// Checks the invariants of every memopt op nested in `root` that IRDL cannot
 /// express (dimensions in range, matching extents, terminators, unique stage
 /// indices, ...), emitting an error on each offending op. Returns success when
 /// all hold.
 MlirLogicalResult memoptVerifyOps(MlirOperation root);
+
+/*===------------------------------------------------------------------===*
+ * Diagnostics
+ *===------------------------------------------------------------------===*/
+
+/// One diagnostic as reported to the user: a position and a message.
+typedef struct MemoptDiagnostic {
+  MlirDiagnosticSeverity severity;
+  char *file;      /* NULL when the location has no file position */
+  unsigned line;   /* 1-based; 0 when unknown */
+  unsigned column; /* 1-based; 0 when unknown */
+  char *message;
+} MemoptDiagnostic;
+
+/// The diagnostics a context reported while the log was attached, in order;
+/// notes follow the diagnostic they belong to.
+typedef struct MemoptDiagnosticLog {
+  MemoptDiagnostic *entries;
+  size_t count;
+  size_t capacity;
+  const char *sourceName;  /* replaces the "-" file name mlirModuleCreateParse gives */
+  MlirDiagnosticHandlerID handler;
+  MlirContext context;
+} MemoptDiagnosticLog;
+
+/// Starts recording every diagnostic of `context` in `log`, which must stay
+/// at the same address until memoptDiagnosticLogDetach.
+void memoptDiagnosticLogAttach(MemoptDiagnosticLog *log, MlirContext context,
+                               const char *sourceName);
+
+/// Stops recording; the entries stay until memoptDiagnosticLogDestroy.
+void memoptDiagnosticLogDetach(MemoptDiagnosticLog *log);
+
+/// Frees the entries of a detached log.
+void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log);
+
+/// Returns the name of a severity as printed: "error", "warning", "note", "remark".
+const char *memoptSeverityName(MlirDiagnosticSeverity severity);
+
+/// Appends `diagnostic` as mlir-opt prints it ("file:line:col: error: msg"),
+/// followed by the source line and a caret when `source` holds the text the
+/// line number refers to.
+void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, const char *source,
+                            MemoptStringBuffer *out);
+
+/// Finds the file position a location points at (through names, call sites
+/// and fused locations, as MLIR's own handler does); false when it has none.
+bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned *line,
+                            unsigned *column);
+
+/// Parses `source` (named `sourceName` in locations and diagnostics) into a
+/// module, wrapping top-level ops in one as mlir-opt does. Returns a null
+/// module after reporting through the context's diagnostics on failure.
+MlirModule memoptParseModule(MlirContext context, const char *source, const char *sourceName);
 
 #ifdef __cplusplus
 }

@@ -80,7 +80,3 @@ char *memoptStringBufferRelease(MemoptStringBuffer *buffer) {
   *buffer = memoptStringBufferCreate();
   return data;
 }
-
-void memoptStringBufferAppendCallback(const char *text, size_t length, void *userData) {
-  memoptStringBufferAppend((MemoptStringBuffer *)userData, text, length);
-}

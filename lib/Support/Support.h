@@ -51,10 +51,6 @@ const char *memoptStringBufferGet(const MemoptStringBuffer *buffer);
 /// Hands the contents to the caller (who frees them) and leaves the buffer empty.
 char *memoptStringBufferRelease(MemoptStringBuffer *buffer);
 
-/// Callback with MLIR's MlirStringCallback shape that appends to the
-/// MemoptStringBuffer passed as `userData`; `text` need not be NUL-terminated.
-void memoptStringBufferAppendCallback(const char *text, size_t length, void *userData);
-
 /*===------------------------------------------------------------------===*
  * Files
  *===------------------------------------------------------------------===*/

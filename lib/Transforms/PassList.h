@@ -1,0 +1,11 @@
+/* The memopt passes, one declaration per pass file; PassRegistry.c lists them.
+ * Internal to lib/Transforms: other code reaches passes through Passes.h. */
+#ifndef MEMOPT_TRANSFORMS_PASSLIST_H
+#define MEMOPT_TRANSFORMS_PASSLIST_H
+
+#include "Transforms/Passes.h"
+
+/// memopt-verify (VerifyPass.c).
+extern const MemoptPassInfo memoptVerifyPass;
+
+#endif /* MEMOPT_TRANSFORMS_PASSLIST_H */
