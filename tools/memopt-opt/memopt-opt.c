@@ -38,7 +38,9 @@ static void printPipelineError(const char *where, const char *pipeline, size_t o
  * the error when the pipeline is invalid. */
 static MlirPassManager createPassManager(Driver *driver) {
   const DriverOptions *options = &driver->options;
-  MlirPassManager passManager = mlirPassManagerCreate(driver->context);
+  /* Anchored on the module, so passes anchored elsewhere get nested. */
+  MlirPassManager passManager = mlirPassManagerCreateOnOperation(
+      driver->context, mlirStringRefCreateFromCString("builtin.module"));
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = true;
   if (options->passPipeline) {
