@@ -116,6 +116,7 @@ static bool processBuffer(Driver *driver, const char *text) {
     mlirModuleDestroy(module);
   }
   memoptDiagnosticLogDetach(&log);
+  memoptDiagnosticLogSort(&log);
   bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
   if (driver->options.verifyDiagnostics)
