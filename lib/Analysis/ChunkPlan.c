@@ -337,6 +337,11 @@ bool memoptChunkPlanOpIsHoisted(const MemoptChunkPlan *plan, intptr_t index) {
   return !plan->traced[index];
 }
 
+bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
+                                     intptr_t operand) {
+  return plan->traced[index] && plan->flows[index][operand].kind == MemoptOperandFlowMapped;
+}
+
 intptr_t memoptChunkPlanNumInputs(const MemoptChunkPlan *plan) { return plan->inputCount; }
 
 MlirValue memoptChunkPlanInput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim) {

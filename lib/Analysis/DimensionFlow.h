@@ -83,6 +83,11 @@ intptr_t memoptChunkPlanNumOutputs(const MemoptChunkPlan *plan);
 /// Returns output `index` and its chunk dimension through `dim`.
 MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim);
 
+/// Returns true when operand `operand` of op `index` (not hoisted) is read in
+/// chunks, false when every chunk reads it whole.
+bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
+                                     intptr_t operand);
+
 /// Returns the chunk dimension of `value` inside the range, or -1 when the
 /// value is not chunked (computed or read whole).
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value);
