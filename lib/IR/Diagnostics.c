@@ -145,9 +145,11 @@ static int comparePositions(const MemoptDiagnostic *a, const MemoptDiagnostic *b
 }
 
 void memoptDiagnosticLogSort(MemoptDiagnosticLog *log) {
+  if (log->count < 2)
+    return;
   /* Insertion sort of whole groups (a diagnostic and its notes): stable and
    * fast for the few diagnostics a run reports. */
-  MemoptDiagnostic *sorted = malloc((log->count ? log->count : 1) * sizeof *sorted);
+  MemoptDiagnostic *sorted = malloc(log->count * sizeof *sorted);
   if (!sorted)
     abort();
   size_t sortedCount = 0;
