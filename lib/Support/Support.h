@@ -84,6 +84,23 @@ bool memoptParseInt64(const char *text, long long *out);
 /// Parses a whole string as a finite double; false on junk.
 bool memoptParseDouble(const char *text, double *out);
 
+/*===------------------------------------------------------------------===*
+ * SVG
+ *===------------------------------------------------------------------===*/
+
+/// One line of a timeline chart: a name, an SVG color and one value per position.
+typedef struct MemoptTimelineSeries {
+  const char *name;
+  const char *color;
+  const unsigned long long *values;
+  size_t count;
+} MemoptTimelineSeries;
+
+/// Appends a standalone SVG line chart of bytes by position to `out`: one
+/// line per series, and a dashed line at `budget` (0: none).
+void memoptSvgTimeline(const char *title, const MemoptTimelineSeries *series, size_t seriesCount,
+                       unsigned long long budget, MemoptStringBuffer *out);
+
 #ifdef __cplusplus
 }
 #endif

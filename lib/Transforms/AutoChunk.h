@@ -1,0 +1,46 @@
+/* AutoChunk's search and selection (internal to lib/Transforms). */
+#ifndef MEMOPT_TRANSFORMS_AUTOCHUNK_H
+#define MEMOPT_TRANSFORMS_AUTOCHUNK_H
+
+#include "Support/Support.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/// The deepest nesting of chunk regions the search descends into.
+enum { MEMOPT_AUTOCHUNK_MAX_DEPTH = 8 };
+
+/// What the search may choose and how it weighs speed.
+typedef struct AutoChunkLimits {
+  uint64_t budget;         /* activation bytes to reach */
+  intptr_t maxRegionOps;   /* longest op range considered */
+  uint64_t launchCost;     /* byte-equivalent cost of running one op once more */
+  int64_t minInnerChunk;   /* smallest slice of a value's innermost dimension */
+} AutoChunkLimits;
+
+/// One chunking decision: a range of ops in a block of the function, the
+/// chunk dimension of its primary output, and the chunk size.
+typedef struct AutoChunkChoice {
+  intptr_t blockPath[MEMOPT_AUTOCHUNK_MAX_DEPTH]; /* op indices down to the block */
+  int depth;                                    /* 0: the function body */
+  intptr_t first, last;                         /* op indices in that block */
+  int64_t dim, chunkSize, extent;
+  uint64_t peakBytes; /* estimated activation peak of the function after it */
+  double cost;        /* modeled extra work, in byte-equivalents */
+  intptr_t chunkedOps, hoistedOps;
+} AutoChunkChoice;
+
+/// Searches the ranges around the peak of `func` (and inside the chunk
+/// region holding the peak, if any) for the choice that meets the budget at
+/// the least cost, else the one that lowers the peak most. Returns false
+/// when no legal choice lowers the peak below `currentPeak`, with the most
+/// common reason in `reason`.
+bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t currentPeak,
+                     AutoChunkChoice *best, MemoptStringBuffer *reason);
+
+/// Applies `choice` to `func`. Returns the new chunk.region.
+MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice);
+
+#endif /* MEMOPT_TRANSFORMS_AUTOCHUNK_H */

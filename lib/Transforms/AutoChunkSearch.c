@@ -1,0 +1,292 @@
+/* AutoChunk's search: candidate ranges are contiguous ops around the peak;
+ * each legal (range, chunk dimension) is built on a copy of the function and
+ * measured with the memory estimator, so the memory a choice saves is what
+ * the estimator (which agrees with the measured harness) predicts, not a
+ * separate formula. For each range the chunk size is searched among the
+ * divisors of the extent: the largest that meets the budget (fewest
+ * iterations), else the smallest (most saving).
+ *
+ * Speed cost, in byte-equivalents: every chunk re-reads the tensors its ops
+ * read whole (weights, hoisted values) and runs each op once more, so
+ *   cost = chunks x (bytes read whole + chunked ops x launch cost).
+ * Slices of a value's innermost dimension below `minInnerChunk` elements are
+ * not considered: they would defeat vectorization. */
+#include "Transforms/AutoChunk.h"
+
+#include "Analysis/Analysis.h"
+#include "Analysis/DimensionFlow.h"
+#include "IR/IR.h"
+#include "Transforms/ChunkRegion.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static MlirOperation nthOp(MlirBlock block, intptr_t index) {
+  MlirOperation op = mlirBlockGetFirstOperation(block);
+  for (intptr_t i = 0; i < index && !mlirOperationIsNull(op); ++i)
+    op = mlirOperationGetNextInBlock(op);
+  return op;
+}
+
+static intptr_t countOps(MlirBlock block) {
+  intptr_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++count;
+  return count;
+}
+
+static MlirBlock functionBody(MlirOperation func) {
+  return mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+}
+
+/* The block a choice's ops live in. */
+static MlirBlock blockOf(MlirOperation func, const AutoChunkChoice *choice) {
+  MlirBlock block = functionBody(func);
+  for (int level = 0; level < choice->depth; ++level)
+    block = mlirRegionGetFirstBlock(
+        mlirOperationGetRegion(nthOp(block, choice->blockPath[level]), 0));
+  return block;
+}
+
+static MemoptChunkPlan *planOf(MlirOperation func, const AutoChunkChoice *choice,
+                               MemoptStringBuffer *reason) {
+  MlirBlock block = blockOf(func, choice);
+  return memoptChunkPlanCreate(nthOp(block, choice->first), nthOp(block, choice->last),
+                               choice->dim, reason);
+}
+
+MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice) {
+  MemoptStringBuffer reason = memoptStringBufferCreate();
+  MemoptChunkPlan *plan = planOf(func, choice, &reason);
+  memoptStringBufferDestroy(&reason);
+  /* The same IR planned the same way during the search. */
+  if (!plan)
+    abort();
+  MlirOperation region = memoptChunkRegionBuild(plan, choice->chunkSize);
+  memoptChunkPlanDestroy(plan);
+  return region;
+}
+
+/* The activation peak of `func` after applying `choice` to a copy of it.
+ * The copy sits beside `func` (under a name of its own) so callees resolve. */
+static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, uint64_t *peak) {
+  MlirOperation copy = mlirOperationClone(func);
+  mlirOperationSetAttributeByName(
+      copy, mlirStringRefCreateFromCString("sym_name"),
+      mlirStringAttrGet(mlirOperationGetContext(func),
+                        mlirStringRefCreateFromCString("__memopt_autochunk_candidate")));
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, copy);
+  autoChunkApply(copy, choice);
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(copy, &error);
+  bool ok = profile != NULL;
+  if (ok)
+    *peak = memoptMemoryProfileGetPeakBytes(profile);
+  memoptMemoryProfileDestroy(profile);
+  memoptStringBufferDestroy(&error);
+  mlirOperationDestroy(copy);
+  return ok;
+}
+
+/* Bytes of the tensors chunked ops read whole, re-read by every chunk. */
+static uint64_t wholeReadBytes(const MemoptChunkPlan *plan) {
+  uint64_t total = 0;
+  for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
+    if (memoptChunkPlanOpIsHoisted(plan, i))
+      continue;
+    MlirOperation op = memoptChunkPlanOp(plan, i);
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+      uint64_t bytes;
+      if (!memoptChunkPlanOperandIsChunked(plan, i, o) &&
+          memoptTypeGetStaticByteSize(mlirValueGetType(mlirOperationGetOperand(op, o)), &bytes))
+        total += bytes;
+    }
+  }
+  return total;
+}
+
+/* True when every chunked value keeps at least `minimum` elements in its
+ * innermost dimension, or is not chunked along it. */
+static bool keepsInnerSlices(const MemoptChunkPlan *plan, int64_t chunks, int64_t minimum) {
+  for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
+    if (memoptChunkPlanOpIsHoisted(plan, i))
+      continue;
+    MlirOperation op = memoptChunkPlanOp(plan, i);
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+      MlirValue result = mlirOperationGetResult(op, r);
+      MlirType type = mlirValueGetType(result);
+      int64_t dim = memoptChunkPlanDimOf(plan, result);
+      if (dim >= 0 && dim == mlirShapedTypeGetRank(type) - 1 &&
+          mlirShapedTypeGetDimSize(type, dim) / chunks < minimum)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Chunk sizes to try for `plan`, ascending; returns how many. */
+static intptr_t chunkSizes(const MemoptChunkPlan *plan, const AutoChunkLimits *limits,
+                           int64_t *sizes, intptr_t capacity) {
+  int64_t extent = memoptChunkPlanExtent(plan);
+  intptr_t count = 0;
+  for (int64_t size = 1; size < extent && count < capacity; ++size)
+    if (extent % size == 0 && memoptChunkRegionCanBuild(plan, size) &&
+        keepsInnerSlices(plan, extent / size, limits->minInnerChunk))
+      sizes[count++] = size;
+  return count;
+}
+
+/* Returns true when `candidate` should replace `best`: meeting the budget
+ * beats not meeting it; among those that meet it the cheaper wins, among
+ * those that do not the lower peak wins. */
+static bool better(const AutoChunkChoice *candidate, const AutoChunkChoice *best, bool haveBest,
+                   uint64_t budget) {
+  if (!haveBest)
+    return true;
+  bool candidateMeets = candidate->peakBytes <= budget, bestMeets = best->peakBytes <= budget;
+  if (candidateMeets != bestMeets)
+    return candidateMeets;
+  if (candidateMeets && candidate->cost != best->cost)
+    return candidate->cost < best->cost;
+  if (candidate->peakBytes != best->peakBytes)
+    return candidate->peakBytes < best->peakBytes;
+  return candidate->cost < best->cost;
+}
+
+typedef struct Search {
+  MlirOperation func;
+  const AutoChunkLimits *limits;
+  uint64_t currentPeak;
+  AutoChunkChoice best;
+  bool haveBest;
+  MemoptStringBuffer *reason; /* the first reason a range was illegal */
+} Search;
+
+/* Tries every chunk dimension of the range [first, last] of the block
+ * `choice` describes. */
+static void tryRange(Search *search, AutoChunkChoice choice) {
+  MlirBlock block = blockOf(search->func, &choice);
+  MlirOperation lastOp = nthOp(block, choice.last);
+  int64_t rank = 0;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(lastOp); ++r) {
+    MlirType type = mlirValueGetType(mlirOperationGetResult(lastOp, r));
+    if (mlirTypeIsARankedTensor(type) && mlirShapedTypeGetRank(type) > rank)
+      rank = mlirShapedTypeGetRank(type);
+  }
+  for (choice.dim = 0; choice.dim < rank; ++choice.dim) {
+    MemoptStringBuffer why = memoptStringBufferCreate();
+    MemoptChunkPlan *plan = planOf(search->func, &choice, &why);
+    if (!plan) {
+      if (!search->reason->length)
+        memoptStringBufferAppendCString(search->reason, why.data);
+      memoptStringBufferDestroy(&why);
+      continue;
+    }
+    memoptStringBufferDestroy(&why);
+    int64_t sizes[256];
+    intptr_t count = chunkSizes(plan, search->limits, sizes, 256);
+    choice.extent = memoptChunkPlanExtent(plan);
+    choice.chunkedOps = choice.hoistedOps = 0;
+    for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i)
+      memoptChunkPlanOpIsHoisted(plan, i) ? ++choice.hoistedOps : ++choice.chunkedOps;
+    uint64_t wholeBytes = wholeReadBytes(plan);
+    memoptChunkPlanDestroy(plan);
+    if (count == 0)
+      continue;
+    /* The smallest size saves most; if even it misses the budget it is the
+     * candidate, else the largest size that still meets it. */
+    choice.chunkSize = sizes[0];
+    if (!evaluate(search->func, &choice, &choice.peakBytes))
+      continue;
+    if (choice.peakBytes <= search->limits->budget) {
+      intptr_t low = 0, high = count - 1; /* sizes[low] meets the budget */
+      uint64_t lowPeak = choice.peakBytes;
+      while (low < high) {
+        intptr_t middle = (low + high + 1) / 2;
+        AutoChunkChoice trial = choice;
+        trial.chunkSize = sizes[middle];
+        uint64_t peak;
+        if (evaluate(search->func, &trial, &peak) && peak <= search->limits->budget) {
+          low = middle;
+          lowPeak = peak;
+        } else {
+          high = middle - 1;
+        }
+      }
+      choice.chunkSize = sizes[low];
+      choice.peakBytes = lowPeak;
+    }
+    int64_t chunks = choice.extent / choice.chunkSize;
+    choice.cost = (double)chunks * ((double)wholeBytes +
+                                    (double)choice.chunkedOps * (double)search->limits->launchCost);
+    if (choice.peakBytes < search->currentPeak &&
+        better(&choice, &search->best, search->haveBest, search->limits->budget)) {
+      search->best = choice;
+      search->haveBest = true;
+    }
+  }
+}
+
+/* Tries the ranges of at most maxRegionOps ops in `choice`'s block that
+ * contain op `peak` (every range when peak is -1). */
+static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t peak) {
+  MlirBlock block = blockOf(search->func, &choice);
+  intptr_t count = countOps(block) - 1; /* the terminator stays */
+  intptr_t span = search->limits->maxRegionOps;
+  for (intptr_t first = 0; first < count; ++first)
+    for (intptr_t last = first; last < count && last - first < span; ++last) {
+      if (peak >= 0 && (first > peak || last < peak))
+        continue;
+      choice.first = first;
+      choice.last = last;
+      tryRange(search, choice);
+    }
+}
+
+bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t currentPeak,
+                     AutoChunkChoice *best, MemoptStringBuffer *reason) {
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, &error);
+  if (!profile) {
+    memoptStringBufferAppendFormat(reason, "cannot estimate its memory: %s", error.data);
+    memoptStringBufferDestroy(&error);
+    return false;
+  }
+  memoptStringBufferDestroy(&error);
+  size_t peak = memoptMemoryProfileGetPeakPosition(profile);
+  MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
+  memoptMemoryProfileDestroy(profile);
+
+  Search search = {func, limits, currentPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason};
+  AutoChunkChoice top = search.best;
+  tryRangesAround(&search, top, (intptr_t)peak);
+  /* A peak inside a chunk region: chunk its body further (nested regions,
+   * possibly along another dimension). */
+  MlirOperation holder = peakOp;
+  AutoChunkChoice nested = top;
+  nested.blockPath[nested.depth++] = (intptr_t)peak;
+  while (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(holder)),
+                            mlirStringRefCreateFromCString("chunk.region"))) {
+    tryRangesAround(&search, nested, -1);
+    /* Descend while the body's largest op is itself a chunk region. */
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(holder, 0));
+    MlirOperation inner = mlirBlockGetFirstOperation(body);
+    intptr_t innerIndex = 0, regionIndex = -1;
+    for (; !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner), ++innerIndex)
+      if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(inner)),
+                             mlirStringRefCreateFromCString("chunk.region")))
+        regionIndex = innerIndex;
+    if (regionIndex < 0 || nested.depth == MEMOPT_AUTOCHUNK_MAX_DEPTH)
+      break;
+    holder = nthOp(body, regionIndex);
+    nested.blockPath[nested.depth++] = regionIndex;
+  }
+  if (!search.haveBest && !reason->length)
+    memoptStringBufferAppendCString(reason, "no legal chunk region lowers the peak");
+  *best = search.best;
+  return search.haveBest;
+}
