@@ -18,6 +18,14 @@ static int64_t runAllocationsBefore;
 static int64_t runsEnded;
 static MemoptRtRunRecord lastRecord;
 
+/* The program's own messages (a failed cf.assert prints one, then aborts)
+ * must survive a crash, and memopt-run reads standard output from a file,
+ * where it would be fully buffered and lost on abort. So standard output is
+ * line-buffered from the moment mlir-runner loads this library. */
+__attribute__((constructor)) static void lineBufferStandardOutput(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 static int64_t nowNanoseconds(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

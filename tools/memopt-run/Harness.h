@@ -135,23 +135,21 @@ bool harnessWriteOperation(MlirOperation op, const char *path, MemoptStringBuffe
  * Files and processes (Process.c)
  *===------------------------------------------------------------------===*/
 
-/// A directory for intermediate files and the files created in it.
+/// A directory for intermediate files.
 typedef struct HarnessWorkDir {
   char *path;
-  bool keep;        /* leave everything in place at the end */
-  char **files;     /* absolute paths to delete unless keep */
-  size_t fileCount;
+  bool keep; /* leave everything in place at the end */
 } HarnessWorkDir;
 
 /// Creates a fresh temporary directory, or uses (creating it if needed)
 /// `keepDir` when it is not NULL; false with `error`.
 bool harnessWorkDirCreate(const char *keepDir, HarnessWorkDir *dir, MemoptStringBuffer *error);
 
-/// Returns the path of `name` in `dir` (caller frees) and remembers it for removal.
-char *harnessWorkDirFile(HarnessWorkDir *dir, const char *name);
+/// Returns the path of `name` in `dir` (caller frees).
+char *harnessWorkDirFile(const HarnessWorkDir *dir, const char *name);
 
-/// Removes the remembered files and the directory unless `dir->keep`, then
-/// frees `dir`'s memory.
+/// Removes the temporary directory and everything in it unless `dir->keep`,
+/// then frees `dir`'s memory.
 void harnessWorkDirDestroy(HarnessWorkDir *dir);
 
 /// Returns the directory holding the running executable (caller frees), or
@@ -164,11 +162,13 @@ typedef struct HarnessExit {
   int code;      /* exit code, or the signal number */
 } HarnessExit;
 
-/// Runs `argv` (argv[0] is a path) with standard output and standard error
-/// redirected to the given files and waits for it; false with `error` only
+/// Runs `argv` (argv[0] is a path) in this process's environment plus
+/// `extraEnvironment` ("NAME=value" entries, NULL-terminated; NULL for none),
+/// standard input from /dev/null, standard output and standard error
+/// redirected to the given files, and waits for it; false with `error` only
 /// when it could not be started.
-bool harnessRunProcess(char *const argv[], const char *stdoutPath, const char *stderrPath,
-                       HarnessExit *exit, MemoptStringBuffer *error);
+bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const char *stdoutPath,
+                       const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error);
 
 /// Appends a description of `exit` ("exit code 2", "signal 11 (Segmentation fault)").
 void harnessExitDescribe(HarnessExit exit, MemoptStringBuffer *out);

@@ -3,9 +3,15 @@
  * The pipeline is the one measured in ARCHITECTURE.md ("Executing lowered
  * IR"), with three additions:
  *   - the TOSA conversions of shared/models/README.md first, so TOSA models
- *     run as they are (they do nothing to a module without TOSA);
+ *     run as they are (they do nothing to a module without TOSA), and
+ *     convert-elementwise-to-linalg, because most arith and math ops on
+ *     whole tensors (arith.addf on tensor<3xf32>) do not bufferize;
  *   - symbol-dce, which drops the functions the wrapper made private and
  *     nothing uses (a model's own test driver, for instance);
+ *   - convert-math-to-llvm before convert-math-to-libm, not after: the other
+ *     order turns math.rsqrt (LayerNorm, RMSNorm) into a call to `rsqrtf`,
+ *     which libm does not have; LLVM lowers it, and libm keeps what LLVM
+ *     cannot (math.erf, math.tanh);
  *   - `use-aligned-alloc` for finalize-memref-to-llvm: every buffer then comes
  *     from _mlir_memref_to_llvm_aligned_alloc with its exact size (rounded up
  *     to its alignment), where the default path asks malloc for `alignment`
@@ -30,7 +36,8 @@
 
 const char *harnessLoweringPipeline(void) {
   return "builtin.module("
-         "func.func(tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor), "
+         "func.func(tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, "
+         "convert-elementwise-to-linalg), "
          "symbol-dce, "
          "one-shot-bufferize{bufferize-function-boundaries}, "
          "buffer-deallocation-pipeline, "
@@ -39,7 +46,7 @@ const char *harnessLoweringPipeline(void) {
          "convert-linalg-to-loops, lower-affine, convert-scf-to-cf, "
          "expand-strided-metadata, lower-affine, "
          "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc}, "
-         "convert-math-to-libm, convert-math-to-llvm, convert-to-llvm, "
+         "convert-math-to-llvm, convert-math-to-libm, convert-to-llvm, "
          "reconcile-unrealized-casts)";
 }
 

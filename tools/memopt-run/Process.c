@@ -3,13 +3,18 @@
  * Subprocesses start with posix_spawn and write to files rather than pipes:
  * no deadlock on large outputs, and with --keep the files stay for
  * inspection. */
+/* nftw is an X/Open (XSI) function. */
+#define _XOPEN_SOURCE 700
+
 #include "Harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,26 +52,23 @@ bool harnessWorkDirCreate(const char *keepDir, HarnessWorkDir *dir, MemoptString
   return true;
 }
 
-char *harnessWorkDirFile(HarnessWorkDir *dir, const char *name) {
+char *harnessWorkDirFile(const HarnessWorkDir *dir, const char *name) {
   MemoptStringBuffer path = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&path, "%s/%s", dir->path, name);
-  char **files = realloc(dir->files, (dir->fileCount + 1) * sizeof *files);
-  if (!files)
-    abort();
-  dir->files = files;
-  dir->files[dir->fileCount++] = memoptStrndup(path.data, path.length);
   return memoptStringBufferRelease(&path);
 }
 
+static int removeEntry(const char *path, const struct stat *status, int type, struct FTW *where) {
+  return remove(path) == 0 ? 0 : -1;
+}
+
 void harnessWorkDirDestroy(HarnessWorkDir *dir) {
-  for (size_t i = 0; i < dir->fileCount; ++i) {
-    if (!dir->keep)
-      unlink(dir->files[i]); /* a file that was never written is not an error */
-    free(dir->files[i]);
-  }
+  /* The whole tree, not only the files memopt-run names: mlir-runner adds a
+   * .debug/jit/... directory of perf jitdump files there. Only a directory
+   * mkdtemp made for this run is ever removed. Symbolic links are removed,
+   * never followed. */
   if (!dir->keep && dir->path)
-    rmdir(dir->path);
-  free(dir->files);
+    nftw(dir->path, removeEntry, 16, FTW_DEPTH | FTW_PHYS);
   free(dir->path);
   memset(dir, 0, sizeof *dir);
 }
@@ -84,8 +86,35 @@ char *harnessExecutableDir(MemoptStringBuffer *error) {
   return memoptStrndup(path, slash ? (size_t)(slash - path) : 0);
 }
 
-bool harnessRunProcess(char *const argv[], const char *stdoutPath, const char *stderrPath,
-                       HarnessExit *exit, MemoptStringBuffer *error) {
+/* Returns a copy of the environment with `extra` ("NAME=value" entries, NULL
+ * terminated) added, replacing variables of the same name. The array is
+ * heap-allocated; its strings are borrowed. */
+static char **environmentWith(char *const extra[]) {
+  size_t count = 0, extraCount = 0;
+  while (environ[count])
+    ++count;
+  while (extra && extra[extraCount])
+    ++extraCount;
+  char **result = calloc(count + extraCount + 1, sizeof *result);
+  if (!result)
+    abort();
+  size_t used = 0;
+  for (size_t i = 0; i < count; ++i) {
+    bool replaced = false;
+    for (size_t j = 0; j < extraCount && !replaced; ++j) {
+      size_t nameLength = (size_t)(strchr(extra[j], '=') - extra[j]) + 1;
+      replaced = strncmp(environ[i], extra[j], nameLength) == 0;
+    }
+    if (!replaced)
+      result[used++] = environ[i];
+  }
+  for (size_t j = 0; j < extraCount; ++j)
+    result[used++] = extra[j];
+  return result;
+}
+
+bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const char *stdoutPath,
+                       const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -94,7 +123,9 @@ bool harnessRunProcess(char *const argv[], const char *stdoutPath, const char *s
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrPath,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0666);
   pid_t child;
-  int status = posix_spawn(&child, argv[0], &actions, NULL, argv, environ);
+  char **environment = environmentWith(extraEnvironment);
+  int status = posix_spawn(&child, argv[0], &actions, NULL, argv, environment);
+  free(environment);
   posix_spawn_file_actions_destroy(&actions);
   if (status != 0) {
     memoptStringBufferAppendFormat(error, "cannot run '%s': %s", argv[0], strerror(status));

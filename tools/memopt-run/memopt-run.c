@@ -54,15 +54,47 @@ static void printDiagnostics(const MemoptDiagnosticLog *log, const char *sourceN
   memoptStringBufferDestroy(&out);
 }
 
-/* Returns the last `maxLines` lines of `text` (a view into it). */
-static const char *lastLines(const char *text, size_t length, int maxLines) {
-  const char *p = text + length;
-  if (p > text && p[-1] == '\n')
-    --p;
-  for (int lines = 0; p > text; --p)
-    if (p[-1] == '\n' && ++lines == maxLines)
-      break;
-  return p;
+/* Appends the last `maxLines` lines of `text` that `keep` accepts, each
+ * indented by two spaces. */
+static void appendLastLines(MemoptStringBuffer *out, const char *text, size_t maxLines,
+                            bool (*keep)(const char *line, size_t length)) {
+  size_t total = 0;
+  for (const char *p = text; *p;) {
+    const char *newline = strchr(p, '\n');
+    size_t length = newline ? (size_t)(newline - p) : strlen(p);
+    total += keep(p, length);
+    p += length + (newline != NULL);
+  }
+  size_t skip = total > maxLines ? total - maxLines : 0;
+  for (const char *p = text; *p;) {
+    const char *newline = strchr(p, '\n');
+    size_t length = newline ? (size_t)(newline - p) : strlen(p);
+    if (keep(p, length) && skip-- == 0) {
+      memoptStringBufferAppendCString(out, "\n  ");
+      memoptStringBufferAppend(out, p, length);
+      skip = 0;
+    }
+    p += length + (newline != NULL);
+  }
+}
+
+/* The program's own output: everything but memopt_rt's report. */
+static bool isProgramOutput(const char *line, size_t length) {
+  return length > 0 && !memoptStartsWith(line, "memopt-rt: output ") &&
+         !memoptStartsWith(line, "memopt-rt: run ") && !memoptStartsWith(line, "memopt-rt: values ");
+}
+
+static bool isNonEmpty(const char *line, size_t length) { return length > 0; }
+
+/* Cuts LLVM's crash report ("PLEASE submit a bug report ... Stack dump: ...")
+ * off a runner's standard error: the backtrace is of the JIT, not of the
+ * model, and would bury the message that explains the failure. */
+static void dropCrashReport(MemoptStringBuffer *text) {
+  char *report = strstr(text->data ? text->data : "", "PLEASE submit a bug report");
+  if (report) {
+    *report = '\0';
+    text->length = (size_t)(report - text->data);
+  }
 }
 
 /* Runs memopt-opt with the variant's pipeline; the transformed model goes to
@@ -83,7 +115,7 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
   char *argv[] = {tool, pipelineFlag.data, (char *)variant->modelPath, "-o", (char *)outputPath,
                   NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, stdoutPath, stderrPath, &exit, error);
+  bool ok = harnessRunProcess(argv, NULL, stdoutPath, stderrPath, &exit, error);
   if (ok) {
     MemoptStringBuffer diagnostics = memoptStringBufferCreate(), ignored = memoptStringBufferCreate();
     if (memoptFileRead(stderrPath, &diagnostics, &ignored))
@@ -125,15 +157,30 @@ static bool execute(Harness *harness, Variant *variant, const char *llvmPath,
   char *argv[] = {MEMOPT_LLVM_BIN_DIR "/mlir-runner", (char *)llvmPath, "-e", (char *)wrapperName,
                   "-entry-point-result=void", "-O3", runnerUtils.data, cRunnerUtils.data,
                   runtime.data, NULL};
+  /* mlir-runner writes perf jitdump files under $JITDUMPDIR/.debug/jit
+   * (else $TMPDIR or the home directory) on every run: keep them with ours. */
+  MemoptStringBuffer jitdump = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
+  char *environment[] = {jitdump.data, NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, stdoutPath, stderrPath, &exit, error);
+  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath, &exit, error);
+  memoptStringBufferDestroy(&jitdump);
   MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate();
   if (ok && (!exit.exited || exit.code != 0)) {
     memoptStringBufferAppendCString(error, "mlir-runner failed with ");
     harnessExitDescribe(exit, error);
-    if (memoptFileRead(stderrPath, &output, &readError) && output.length)
-      memoptStringBufferAppendFormat(error, "; its last messages:\n%s",
-                                     lastLines(output.data, output.length, 20));
+    if (memoptFileRead(stdoutPath, &output, &readError) && output.length) {
+      memoptStringBufferAppendCString(error, "\nthe program's last output:");
+      appendLastLines(error, output.data, 10, isProgramOutput);
+    }
+    memoptStringBufferClear(&output);
+    if (memoptFileRead(stderrPath, &output, &readError)) {
+      dropCrashReport(&output);
+      if (output.length) {
+        memoptStringBufferAppendCString(error, "\nmlir-runner's last messages:");
+        appendLastLines(error, output.data, 20, isNonEmpty);
+      }
+    }
     ok = false;
   } else if (ok && !memoptFileRead(stdoutPath, &output, &readError)) {
     memoptStringBufferAppendCString(error, readError.data);
