@@ -441,7 +441,8 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
     if (verdict > worst)
       worst = verdict;
   }
-  memoptStringBufferAppendFormat(&out, "outputs: %s\n", verdictNames[worst]);
+  memoptStringBufferAppendFormat(&out, "outputs: %s\n",
+                                 b->outputCount ? verdictNames[worst] : "none (the entry returns nothing)");
   fputs(out.data, stdout);
   memoptStringBufferDestroy(&out);
   return worst != HarnessDifferent;
