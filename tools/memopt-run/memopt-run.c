@@ -32,8 +32,10 @@ typedef struct Variant {
   const char *pipeline;  /* NULL: the model as it is */
   char *entryName;
   char *signature;       /* the entry's function type, to check both variants share inputs */
-  HarnessValueType *results; /* owned copies of spellings only (see copyResults) */
+  HarnessValueType *results; /* owned copies of spellings only (see rememberEntry) */
   size_t resultCount;
+  char *llvmPath;            /* the lowered module */
+  char *wrapperName;         /* the function mlir-runner starts */
   HarnessMeasurement measurement;
 } Variant;
 
@@ -136,8 +138,8 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
 }
 
 /* Runs the lowered program under mlir-runner and reads memopt_rt's report. */
-static bool execute(Harness *harness, Variant *variant, const char *llvmPath,
-                    const char *wrapperName, MemoptStringBuffer *error) {
+static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
+  const char *llvmPath = variant->llvmPath, *wrapperName = variant->wrapperName;
   MemoptStringBuffer name = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&name, "%s.stdout", variant->label);
   char *stdoutPath = harnessWorkDirFile(&harness->workDir, name.data);
@@ -232,6 +234,8 @@ static void destroyVariant(Variant *variant) {
   free(variant->results);
   free(variant->entryName);
   free(variant->signature);
+  free(variant->llvmPath);
+  free(variant->wrapperName);
   harnessMeasurementDestroy(&variant->measurement);
 }
 
@@ -330,13 +334,13 @@ static char *variantFile(const Harness *harness, const Variant *variant, const c
   return path;
 }
 
-/* Takes one variant from its model file to a measurement. */
-static bool runVariant(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
+/* Takes one variant from its model file to a lowered module in
+ * `variant->llvmPath`, ready to execute. */
+static bool prepareVariant(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
   MemoptStringBuffer source = memoptStringBufferCreate();
   char *filledPath = variantFile(harness, variant, "filled.mlir");
   char *transformedPath = variantFile(harness, variant, "transformed.mlir");
-  char *llvmPath = variantFile(harness, variant, "llvm.mlir");
-  char *wrapperName = NULL;
+  variant->llvmPath = variantFile(harness, variant, "llvm.mlir");
   /* The file the current `source` comes from: the model, the model with its
    * elided constants filled, then the model after the pipeline. */
   const char *sourceName = variant->modelPath;
@@ -352,18 +356,15 @@ static bool runVariant(Harness *harness, Variant *variant, MemoptStringBuffer *e
     sourceName = transformedPath;
   }
   if (ok) {
-    ok = prepare(harness, variant, sourceName, memoptStringBufferGet(&source), llvmPath,
-                 &wrapperName, error);
+    ok = prepare(harness, variant, sourceName, memoptStringBufferGet(&source), variant->llvmPath,
+                 &variant->wrapperName, error);
     if (!ok && variant->pipeline && !harness->workDir.keep)
       memoptStringBufferAppendCString(error, " (the model as --pipeline left it; --keep=DIR "
                                              "keeps it for a look)");
-    ok = ok && execute(harness, variant, llvmPath, wrapperName, error);
   }
   memoptStringBufferDestroy(&source);
   free(filledPath);
   free(transformedPath);
-  free(llvmPath);
-  free(wrapperName);
   return ok;
 }
 
@@ -505,24 +506,27 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
 static int runHarness(Harness *harness) {
   const HarnessOptions *options = &harness->options;
   MemoptStringBuffer error = memoptStringBufferCreate();
-  Variant baseline = {"baseline", options->modelPath, NULL, NULL, NULL, NULL, 0, {0}};
-  Variant candidate = {"candidate", options->againstPath ? options->againstPath : options->modelPath,
-                       options->pipeline, NULL, NULL, NULL, 0, {0}};
+  Variant baseline = {.label = "baseline", .modelPath = options->modelPath};
+  Variant candidate = {.label = "candidate",
+                       .modelPath = options->againstPath ? options->againstPath : options->modelPath,
+                       .pipeline = options->pipeline};
   int status = 1;
   if (!options->compare) {
     Variant *only = options->pipeline ? &candidate : &baseline;
-    if (runVariant(harness, only, &error)) {
+    if (prepareVariant(harness, only, &error) && execute(harness, only, &error)) {
       printSingle(harness, only);
       status = 0;
     }
-  } else if (runVariant(harness, &baseline, &error) && runVariant(harness, &candidate, &error)) {
+  } else if (prepareVariant(harness, &baseline, &error) &&
+             prepareVariant(harness, &candidate, &error)) {
+    /* Checked before anything runs: a mismatch is known from the IR. */
     if (strcmp(baseline.signature, candidate.signature) != 0)
       memoptStringBufferAppendFormat(&error,
                                      "the candidate's entry @%s has type %s, the baseline's @%s has "
                                      "%s: they cannot run on the same inputs",
                                      candidate.entryName, candidate.signature, baseline.entryName,
                                      baseline.signature);
-    else
+    else if (execute(harness, &baseline, &error) && execute(harness, &candidate, &error))
       status = printComparison(harness, &baseline, &candidate) ? 0 : 1;
   }
   if (error.length)
