@@ -24,7 +24,6 @@ typedef struct ElidedSearch {
   long long seed;
   size_t found;
   size_t unfillable;
-  MemoptStringBuffer *error;
 } ElidedSearch;
 
 static bool isElided(MlirAttribute attribute) {
@@ -127,7 +126,7 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
 
 bool harnessElidedConstantsResolve(MlirModule module, bool fill, long long seed, size_t *filled,
                                    MemoptStringBuffer *error) {
-  ElidedSearch search = {fill, seed, 0, 0, error};
+  ElidedSearch search = {fill, seed, 0, 0};
   mlirOperationWalk(mlirModuleGetOperation(module), visit, &search, MlirWalkPreOrder);
   *filled = fill ? search.found - search.unfillable : 0;
   if (search.found == 0 || (fill && search.unfillable == 0))
