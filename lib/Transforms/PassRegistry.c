@@ -8,6 +8,7 @@
 
 static const MemoptPassInfo *const passes[] = {
     &memoptVerifyPass,
+    &memoptChunkToScfPass,
 };
 
 extern const struct {
