@@ -26,8 +26,13 @@
  *   unchunked result at all. This needs N >= C, which the verifier checks for
  *   static extents and a cf.assert checks at run time for dynamic ones.
  *
+ * When an output has a dynamic extent besides the chunked one, its size is
+ * known only from a computed chunk: the first chunk is then computed before
+ * the loops (peeled), the destinations take their sizes from its rows, and
+ * the full-chunk loop starts at C. (N >= C again, asserted when dynamic.)
+ *
  * Regions nest: they are lowered innermost first, so an outer body (and its
- * copy for the remainder) already holds the loops of the inner regions. */
+ * copies) already holds the loops of the inner regions. */
 #include "Conversion/Conversion.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
@@ -59,6 +64,10 @@ typedef struct ChunkRegion {
   int64_t chunkSize;
   int64_t extent; /* of the chunked dimension; the dynamic-size marker when unknown */
   Remainder remainder;
+  /* Some output has a dynamic extent besides the chunked one: only a
+   * computed chunk tells its size, so the first chunk is computed before the
+   * destinations are created. */
+  bool peelFirstChunk;
 } ChunkRegion;
 
 static int64_t inputDim(const ChunkRegion *region, intptr_t input) {
@@ -67,6 +76,14 @@ static int64_t inputDim(const ChunkRegion *region, intptr_t input) {
 
 static int64_t outputDim(const ChunkRegion *region, intptr_t output) {
   return mlirDenseI64ArrayGetElement(region->outputDims, output);
+}
+
+static intptr_t inputCount(const ChunkRegion *region) {
+  return mlirOperationGetNumOperands(region->op);
+}
+
+static intptr_t outputCount(const ChunkRegion *region) {
+  return mlirOperationGetNumResults(region->op);
 }
 
 static MlirAttribute attribute(MlirOperation op, const char *name) {
@@ -79,6 +96,10 @@ static MlirType inputType(MlirOperation op, intptr_t input) {
 
 static MlirType outputType(MlirOperation op, intptr_t output) {
   return mlirValueGetType(mlirOperationGetResult(op, output));
+}
+
+static bool isStaticAlong(MlirType type, int64_t dim) {
+  return !mlirShapedTypeIsDynamicSize(mlirShapedTypeGetDimSize(type, dim));
 }
 
 /* Emits "'chunk.region' op cannot be lowered to scf: <message>" at `op`. */
@@ -96,22 +117,18 @@ static void cannotLower(MlirOperation op, const char *format, ...) {
 }
 
 /* True when a yielded slice can be inserted into the output: same element
- * type, each static extent equal to the output's, or to chunk_size along the
- * chunk dimension. (The verifier has checked the rank.) */
+ * type, and each extent static in both equal (chunk_size along the chunk
+ * dimension). (The verifier has checked the rank.) */
 static bool sliceFitsOutput(MlirType slice, MlirType output, int64_t dim, int64_t chunkSize) {
   if (!mlirTypeEqual(mlirShapedTypeGetElementType(slice), mlirShapedTypeGetElementType(output)))
     return false;
   for (int64_t d = 0; d < mlirShapedTypeGetRank(slice); ++d) {
-    int64_t extent = mlirShapedTypeGetDimSize(slice, d);
     int64_t expected = d == dim ? chunkSize : mlirShapedTypeGetDimSize(output, d);
-    if (!mlirShapedTypeIsDynamicSize(extent) && extent != expected)
+    if (isStaticAlong(slice, d) && !mlirShapedTypeIsDynamicSize(expected) &&
+        mlirShapedTypeGetDimSize(slice, d) != expected)
       return false;
   }
   return true;
-}
-
-static bool isStaticAlong(MlirType type, int64_t dim) {
-  return !mlirShapedTypeIsDynamicSize(mlirShapedTypeGetDimSize(type, dim));
 }
 
 /* Reads what lowering `op` needs into `region` and checks the limits of the
@@ -125,8 +142,8 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
       .chunkSize = mlirIntegerAttrGetValueSInt(attribute(op, "chunk_size")),
       .extent = mlirShapedTypeGetDynamicSize(),
   };
-  intptr_t inputs = mlirOperationGetNumOperands(op);
-  intptr_t outputs = mlirOperationGetNumResults(op);
+  intptr_t inputs = inputCount(region);
+  intptr_t outputs = outputCount(region);
   /* The verifier has checked that all static chunked extents are equal. */
   for (intptr_t i = 0; i < inputs; ++i)
     if (isStaticAlong(inputType(op, i), inputDim(region, i)))
@@ -149,13 +166,7 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     MlirType output = outputType(op, j);
     int64_t dim = outputDim(region, j);
     for (int64_t d = 0; d < mlirShapedTypeGetRank(output); ++d)
-      if (d != dim && !isStaticAlong(output, d)) {
-        cannotLower(op,
-                    "output #%ld is dynamic in dimension %lld, which is not its chunk dimension, "
-                    "so its size is unknown before the body runs",
-                    (long)j, (long long)d);
-        ok = false;
-      }
+      region->peelFirstChunk |= d != dim && !isStaticAlong(output, d);
     MlirType slice = mlirValueGetType(mlirOperationGetOperand(yield, j));
     if (!sliceFitsOutput(slice, output, dim, region->chunkSize)) {
       cannotLower(op,
@@ -177,9 +188,16 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
 typedef struct Bounds {
   MlirValue zero;
   MlirValue chunkSize;
-  MlirValue extent;  /* null when there is no remainder loop to bound */
+  MlirValue extent;  /* null when nothing needs it */
   MlirValue fullEnd; /* end of the full chunks: extent - extent mod chunk_size */
 } Bounds;
+
+/* Checks at run time that a dynamic extent holds at least one full chunk,
+ * which memopt's invariants require and the verifier checks statically. */
+static void buildChunkFitsAssert(const MemoptBuilder *builder, const Bounds *bounds) {
+  memoptBuildAssert(builder, memoptBuildIndexAtLeast(builder, bounds->extent, bounds->chunkSize),
+                    "chunk.region: chunk_size exceeds the dynamic extent");
+}
 
 static Bounds buildBounds(const ChunkRegion *region, const MemoptBuilder *builder) {
   Bounds bounds = {memoptBuildIndexConstant(builder, 0),
@@ -199,10 +217,10 @@ static Bounds buildBounds(const ChunkRegion *region, const MemoptBuilder *builde
   return bounds;
 }
 
-/* The rows one loop iteration reads from the inputs and writes to the
- * outputs. The body maps `readSize` rows from `readOffset` to as many result
- * rows, of which `writeSize` rows from `keepOffset` are inserted at the loop
- * index. */
+/* The rows one chunk reads from the inputs and writes to the outputs. The
+ * body maps `readSize` rows from `readOffset` to as many result rows, of
+ * which `writeSize` rows from `keepOffset` are inserted at the chunk's
+ * offset. */
 typedef struct Window {
   MlirValue readOffset;
   MemoptIndex readSize;
@@ -210,40 +228,40 @@ typedef struct Window {
   MemoptIndex writeSize;
 } Window;
 
-/* Returns the window of iteration `iv` of a loop computing `kind` (full
- * chunks for RemainderNone), building the index arithmetic it needs. */
+/* Returns the window of the chunk at `offset` computing `kind` (a full chunk
+ * for RemainderNone), building the index arithmetic it needs. */
 static Window windowOf(const ChunkRegion *region, const Bounds *bounds, Remainder kind,
-                       const MemoptBuilder *builder, MlirValue iv) {
+                       const MemoptBuilder *builder, MlirValue offset) {
   MemoptIndex chunkSize = memoptIndexFixed(region->chunkSize);
   if (kind == RemainderNone)
-    return (Window){iv, chunkSize, {NULL}, chunkSize};
+    return (Window){offset, chunkSize, {NULL}, chunkSize};
+  bool dynamic = mlirShapedTypeIsDynamicSize(region->extent);
   MemoptIndex remaining =
-      mlirShapedTypeIsDynamicSize(region->extent)
-          ? memoptIndexDynamic(memoptBuildIndexArith(builder, "arith.subi", bounds->extent, iv))
+      dynamic
+          ? memoptIndexDynamic(memoptBuildIndexArith(builder, "arith.subi", bounds->extent, offset))
           : memoptIndexFixed(region->extent % region->chunkSize);
   if (kind == RemainderExact)
-    return (Window){iv, remaining, {NULL}, remaining};
+    return (Window){offset, remaining, {NULL}, remaining};
 
   MlirValue start;
-  if (mlirShapedTypeIsDynamicSize(region->extent)) {
+  if (dynamic) {
+    buildChunkFitsAssert(builder, bounds);
     start = memoptBuildIndexArith(builder, "arith.subi", bounds->extent, bounds->chunkSize);
-    memoptBuildAssert(builder, memoptBuildIndexAtLeast(builder, start, bounds->zero),
-                      "chunk.region: chunk_size exceeds the dynamic extent");
   } else {
     start = memoptBuildIndexConstant(builder, region->extent - region->chunkSize);
   }
-  MlirValue keepOffset = memoptBuildIndexArith(builder, "arith.subi", iv, start);
+  MlirValue keepOffset = memoptBuildIndexArith(builder, "arith.subi", offset, start);
   return (Window){start, chunkSize, keepOffset, remaining};
 }
 
-/* Moves the ops of `body` except its terminator to the end of `dest`. */
-static void moveBodyOps(MlirBlock body, MlirBlock dest) {
+/* Moves the ops of `body` except its terminator to the builder's point. */
+static void moveBodyOps(MlirBlock body, const MemoptBuilder *builder) {
   MlirOperation terminator = mlirBlockGetTerminator(body);
   MlirOperation op = mlirBlockGetFirstOperation(body);
   while (!mlirOperationEqual(op, terminator)) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationRemoveFromParent(op);
-    mlirBlockAppendOwnedOperation(dest, op);
+    mlirBlockInsertOwnedOperationBefore(builder->block, builder->before, op);
     op = next;
   }
 }
@@ -255,83 +273,131 @@ static MlirValue *allocateValues(intptr_t count) {
   return values;
 }
 
+/* Computes one chunk at the builder's point: slices the inputs for `window`,
+ * moves the ops of `body` (the region's or a copy's) there, and fills `rows`
+ * with the result rows to write, one per output. Erases the terminator of
+ * `body`. */
+static void buildChunk(const ChunkRegion *region, const MemoptBuilder *builder, MlirBlock body,
+                       const Window *window, MlirValue *rows) {
+  MlirOperation op = region->op;
+  for (intptr_t i = 0; i < inputCount(region); ++i) {
+    MlirValue argument = mlirBlockGetArgument(body, i);
+    MlirValue slice =
+        memoptBuildExtractSliceAlong(builder, mlirOperationGetOperand(op, i), inputDim(region, i),
+                                     window->readOffset, window->readSize);
+    /* A static slice becomes '?' where the body expects it. */
+    slice = memoptBuildTensorCastIfNeeded(builder, slice, mlirValueGetType(argument));
+    mlirValueReplaceAllUsesOfWith(argument, slice);
+  }
+  moveBodyOps(body, builder);
+
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  for (intptr_t j = 0; j < outputCount(region); ++j) {
+    int64_t dim = outputDim(region, j);
+    /* insert_slice needs the exact slice type: the body may yield '?'. */
+    MlirType produced = memoptTensorTypeWithExtent(outputType(op, j), dim, window->readSize.fixed);
+    rows[j] = memoptBuildTensorCastIfNeeded(builder, mlirOperationGetOperand(yield, j), produced);
+    if (!mlirValueIsNull(window->keepOffset))
+      rows[j] = memoptBuildExtractSliceAlong(builder, rows[j], dim, window->keepOffset,
+                                             window->writeSize);
+  }
+  memoptEraseOp(yield);
+}
+
+/* Inserts `rows` into `dests` at `offset` along each output's chunk
+ * dimension; `updated` receives the new destination tensors. */
+static void buildInserts(const ChunkRegion *region, const MemoptBuilder *builder,
+                         const MlirValue *rows, const MlirValue *dests, MlirValue offset,
+                         MemoptIndex size, MlirValue *updated) {
+  for (intptr_t j = 0; j < outputCount(region); ++j)
+    updated[j] = memoptBuildInsertSliceAlong(builder, rows[j], dests[j], outputDim(region, j),
+                                             offset, size);
+}
+
 /* Builds, before the region, an scf.for from `lower` to `upper` computing
- * `kind` (full chunks for RemainderNone) with the destination tensors
- * `inits`, and moves the ops of `body` (the region's or a copy's) into it;
- * the terminator of `body` is erased. Returns the loop. */
+ * `kind` (full chunks for RemainderNone) into the destinations `inits`, with
+ * the ops of `body` moved into it. Returns the loop. */
 static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bounds,
                                     Remainder kind, MlirValue lower, MlirValue upper,
                                     const MlirValue *inits, MlirBlock body) {
-  MlirOperation op = region->op;
-  intptr_t inputs = mlirOperationGetNumOperands(op);
-  intptr_t outputs = mlirOperationGetNumResults(op);
-  MemoptBuilder before = memoptBuilderBefore(op);
-  MlirOperation loop =
-      memoptBuildFor(&before, lower, upper, bounds->chunkSize, inits, outputs);
+  intptr_t outputs = outputCount(region);
+  MemoptBuilder before = memoptBuilderBefore(region->op);
+  MlirOperation loop = memoptBuildFor(&before, lower, upper, bounds->chunkSize, inits, outputs);
   MlirBlock loopBody = memoptSingleBlock(loop);
   MemoptBuilder inside = memoptBuilderAtEnd(loopBody, before.location);
   MlirValue iv = mlirBlockGetArgument(loopBody, 0);
   Window window = windowOf(region, bounds, kind, &inside, iv);
 
-  for (intptr_t i = 0; i < inputs; ++i) {
-    MlirValue argument = mlirBlockGetArgument(body, i);
-    MlirValue slice =
-        memoptBuildExtractSliceAlong(&inside, mlirOperationGetOperand(op, i), inputDim(region, i),
-                                     window.readOffset, window.readSize);
-    /* A static slice becomes '?' where the body expects it. */
-    slice = memoptBuildTensorCastIfNeeded(&inside, slice, mlirValueGetType(argument));
-    mlirValueReplaceAllUsesOfWith(argument, slice);
-  }
-  moveBodyOps(body, loopBody);
-
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  MlirValue *updated = allocateValues(outputs);
-  for (intptr_t j = 0; j < outputs; ++j) {
-    int64_t dim = outputDim(region, j);
-    /* insert_slice needs the exact slice type: the body may yield '?'. */
-    MlirType produced = memoptTensorTypeWithExtent(outputType(op, j), dim, window.readSize.fixed);
-    MlirValue slice = memoptBuildTensorCastIfNeeded(
-        &inside, mlirOperationGetOperand(yield, j), produced);
-    if (!mlirValueIsNull(window.keepOffset))
-      slice = memoptBuildExtractSliceAlong(&inside, slice, dim, window.keepOffset,
-                                           window.writeSize);
-    updated[j] = memoptBuildInsertSliceAlong(&inside, slice, mlirBlockGetArgument(loopBody, 1 + j),
-                                             dim, iv, window.writeSize);
-  }
-  memoptBuildYield(&inside, "scf.yield", updated, outputs);
-  memoptEraseOp(yield);
-  free(updated);
+  MlirValue *rows = allocateValues(outputs);
+  MlirValue *accumulators = allocateValues(outputs);
+  for (intptr_t j = 0; j < outputs; ++j)
+    accumulators[j] = mlirBlockGetArgument(loopBody, 1 + j);
+  buildChunk(region, &inside, body, &window, rows);
+  buildInserts(region, &inside, rows, accumulators, iv, window.writeSize, accumulators);
+  memoptBuildYield(&inside, "scf.yield", accumulators, outputs);
+  free(rows);
+  free(accumulators);
   return loop;
+}
+
+/* Creates the destinations, tensor.empty of each whole output: a dynamic
+ * chunked extent is the region's extent, any other dynamic extent is that of
+ * the first chunk's rows `firstRows` (non-null when the region peels it). */
+static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *builder,
+                              const Bounds *bounds, const MlirValue *firstRows, MlirValue *dests) {
+  for (intptr_t j = 0; j < outputCount(region); ++j) {
+    MlirType type = outputType(region->op, j);
+    intptr_t rank = mlirShapedTypeGetRank(type);
+    MlirValue *sizes = allocateValues(rank);
+    intptr_t count = 0;
+    for (intptr_t d = 0; d < rank; ++d)
+      if (!isStaticAlong(type, d))
+        sizes[count++] = d == outputDim(region, j)
+                             ? bounds->extent
+                             : memoptBuildTensorDim(builder, firstRows[j], d);
+    dests[j] = memoptBuildTensorEmpty(builder, type, sizes, count);
+    free(sizes);
+  }
 }
 
 /* Replaces the region by its loops. */
 static void lower(const ChunkRegion *region) {
   MlirOperation op = region->op;
-  intptr_t outputs = mlirOperationGetNumResults(op);
+  intptr_t outputs = outputCount(region);
   MemoptBuilder before = memoptBuilderBefore(op);
   Bounds bounds = buildBounds(region, &before);
 
-  /* The destinations: the whole outputs, whose only possible dynamic extent
-   * is the chunked one (analyze rejects the others). */
+  /* Every computed chunk but those of the main loop needs its own copy of
+   * the body: take them before that loop moves the original away. */
+  MlirOperation firstCopy = region->peelFirstChunk ? mlirOperationClone(op) : (MlirOperation){NULL};
+  MlirOperation remainderCopy =
+      region->remainder == RemainderNone ? (MlirOperation){NULL} : mlirOperationClone(op);
+
   MlirValue *results = allocateValues(outputs);
-  for (intptr_t j = 0; j < outputs; ++j) {
-    MlirType type = outputType(op, j);
-    bool dynamic = !isStaticAlong(type, outputDim(region, j));
-    results[j] = memoptBuildTensorEmpty(&before, type, &bounds.extent, dynamic ? 1 : 0);
+  MlirValue loopStart = bounds.zero;
+  if (region->peelFirstChunk) {
+    if (mlirShapedTypeIsDynamicSize(region->extent))
+      buildChunkFitsAssert(&before, &bounds);
+    Window first = windowOf(region, &bounds, RemainderNone, &before, bounds.zero);
+    MlirValue *rows = allocateValues(outputs);
+    buildChunk(region, &before, memoptSingleBlock(firstCopy), &first, rows);
+    mlirOperationDestroy(firstCopy);
+    buildDestinations(region, &before, &bounds, rows, results);
+    buildInserts(region, &before, rows, results, bounds.zero, first.writeSize, results);
+    free(rows);
+    loopStart = bounds.chunkSize;
+  } else {
+    buildDestinations(region, &before, &bounds, NULL, results);
   }
 
-  /* The remainder loop needs its own copy of the body: take it before the
-   * full-chunk loop moves the original away. */
-  MlirOperation copy = region->remainder == RemainderNone ? (MlirOperation){NULL}
-                                                          : mlirOperationClone(op);
-  MlirOperation loop = buildChunkLoop(region, &bounds, RemainderNone, bounds.zero,
-                                      bounds.fullEnd, results, memoptSingleBlock(op));
-  if (!mlirOperationIsNull(copy)) {
+  MlirOperation loop = buildChunkLoop(region, &bounds, RemainderNone, loopStart, bounds.fullEnd,
+                                      results, memoptSingleBlock(op));
+  if (!mlirOperationIsNull(remainderCopy)) {
     for (intptr_t j = 0; j < outputs; ++j)
       results[j] = mlirOperationGetResult(loop, j);
     loop = buildChunkLoop(region, &bounds, region->remainder, bounds.fullEnd, bounds.extent,
-                          results, memoptSingleBlock(copy));
-    mlirOperationDestroy(copy);
+                          results, memoptSingleBlock(remainderCopy));
+    mlirOperationDestroy(remainderCopy);
   }
   for (intptr_t j = 0; j < outputs; ++j)
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, j), mlirOperationGetResult(loop, j));

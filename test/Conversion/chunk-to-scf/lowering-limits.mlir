@@ -8,20 +8,6 @@
 // RUN:     --mlir-print-ir-after-all --mlir-print-ir-after-failure 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNCHANGED
 
-// The destination needs the size of every non-chunked dimension up front.
-func.func @dynamic_other_output_dim(%x: tensor<64x8xf32>, %y: tensor<?x?xf32>) -> tensor<64x?xf32> {
-  // expected-error @+1 {{'chunk.region' op cannot be lowered to scf: output #0 is dynamic in dimension 1, which is not its chunk dimension, so its size is unknown before the body runs}}
-  %0 = "chunk.region"(%x) ({
-  ^bb0(%s: tensor<16x8xf32>):
-    %c = tensor.cast %y : tensor<?x?xf32> to tensor<16x?xf32>
-    vector.yield %c : tensor<16x?xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 16 : i64}
-     : (tensor<64x8xf32>) -> tensor<64x?xf32>
-  return %0 : tensor<64x?xf32>
-}
-
-// -----
-
 func.func @dynamic_extent_without_inputs(%y: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{the chunked extent is dynamic and there is no input to read it from}}
   %0 = "chunk.region"() ({

@@ -45,3 +45,44 @@ func.func @nested(%x: tensor<40x32xf32>) -> tensor<40x32xf32> {
      : (tensor<40x32xf32>) -> tensor<40x32xf32>
   return %0 : tensor<40x32xf32>
 }
+
+// The outer region slices rows as '?' (12 rows in chunks of 5: an exact
+// remainder of 2), so the inner region over columns has an output with a
+// dynamic row count: each copy of it computes its first column chunk before
+// its loop to size its destination.
+// CHECK-LABEL: func.func @nested_dynamic(
+// CHECK-SAME:      %[[X:.*]]: tensor<12x6xf32>, %[[W:.*]]: tensor<6x8xf32>)
+// CHECK:         scf.for %{{.*}} iter_args
+// CHECK:           %[[ROWS:.*]] = tensor.cast %{{.*}} : tensor<5x6xf32> to tensor<?x6xf32>
+// CHECK:           %[[FIRST_COLS:.*]] = tensor.extract_slice %[[W]][0, %{{.*}}] [6, 4] [1, 1]
+// CHECK:           %[[FIRST:.*]] = linalg.matmul ins(%[[ROWS]], %[[FIRST_COLS]] : tensor<?x6xf32>, tensor<6x4xf32>)
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[N:.*]] = tensor.dim %[[FIRST]], %[[C0]] : tensor<?x4xf32>
+// CHECK-NEXT:      %[[INNER_DEST:.*]] = tensor.empty(%[[N]]) : tensor<?x8xf32>
+// CHECK:           %[[PEELED:.*]] = tensor.insert_slice %[[FIRST]] into %[[INNER_DEST]]
+// CHECK-NEXT:      %[[INNER:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[PEELED]]) -> (tensor<?x8xf32>)
+// CHECK:           tensor.cast %[[INNER]] : tensor<?x8xf32> to tensor<5x8xf32>
+// CHECK:         scf.for %{{.*}} iter_args
+// CHECK:           tensor.cast %{{.*}} : tensor<2x6xf32> to tensor<?x6xf32>
+// CHECK:           tensor.empty(%{{.*}}) : tensor<?x8xf32>
+// CHECK:           %[[INNER2:.*]] = scf.for
+// CHECK:           tensor.cast %[[INNER2]] : tensor<?x8xf32> to tensor<2x8xf32>
+func.func @nested_dynamic(%x: tensor<12x6xf32>, %w: tensor<6x8xf32>) -> tensor<12x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %0 = "chunk.region"(%x) ({
+  ^bb0(%rows: tensor<?x6xf32>):
+    %1 = "chunk.region"(%w) ({
+    ^bb0(%cols: tensor<6x4xf32>):
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %rows, %c0 : tensor<?x6xf32>
+      %init = tensor.empty(%n) : tensor<?x4xf32>
+      %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+      %m = linalg.matmul ins(%rows, %cols : tensor<?x6xf32>, tensor<6x4xf32>) outs(%fill : tensor<?x4xf32>) -> tensor<?x4xf32>
+      vector.yield %m : tensor<?x4xf32>
+    }) {input_dims = array<i64: 1>, output_dims = array<i64: 1>, chunk_size = 4 : i64}
+       : (tensor<6x8xf32>) -> tensor<?x8xf32>
+    vector.yield %1 : tensor<?x8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 5 : i64}
+     : (tensor<12x6xf32>) -> tensor<12x8xf32>
+  return %0 : tensor<12x8xf32>
+}
