@@ -49,12 +49,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How the partial last chunk is computed (see the file comment). */
-typedef enum Remainder {
-  RemainderNone, /* C divides the static extent: full chunks only */
-  RemainderExact,
-  RemainderShiftedWindow,
-} Remainder;
+/* What one computed chunk reads and writes (see the file comment). */
+typedef enum ChunkKind {
+  FullChunk,        /* C rows from its offset */
+  ExactRemainder,   /* the N - offset rows left, through '?' slices */
+  ShiftedRemainder, /* the last full window [N - C, N); writes its rows from the offset on */
+} ChunkKind;
 
 /* A chunk.region and the facts its lowering needs. */
 typedef struct ChunkRegion {
@@ -62,8 +62,8 @@ typedef struct ChunkRegion {
   MlirAttribute inputDims;
   MlirAttribute outputDims;
   int64_t chunkSize;
-  int64_t extent; /* of the chunked dimension; the dynamic-size marker when unknown */
-  Remainder remainder;
+  int64_t extent;      /* of the chunked dimension; the dynamic-size marker when unknown */
+  ChunkKind lastChunk; /* FullChunk when C divides the static extent */
   /* Some output has a dynamic extent besides the chunked one: only a
    * computed chunk tells its size, so the first chunk is computed before the
    * destinations are created. */
@@ -161,7 +161,8 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
   MlirOperation yield = mlirBlockGetTerminator(body);
   bool staticSlice = false;
   for (intptr_t i = 0; i < inputs; ++i)
-    staticSlice |= isStaticAlong(mlirValueGetType(mlirBlockGetArgument(body, i)), inputDim(region, i));
+    staticSlice |=
+        isStaticAlong(mlirValueGetType(mlirBlockGetArgument(body, i)), inputDim(region, i));
   for (intptr_t j = 0; j < outputs; ++j) {
     MlirType output = outputType(op, j);
     int64_t dim = outputDim(region, j);
@@ -178,9 +179,9 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     staticSlice |= isStaticAlong(slice, dim);
   }
   if (!mlirShapedTypeIsDynamicSize(region->extent) && region->extent % region->chunkSize == 0)
-    region->remainder = RemainderNone;
+    region->lastChunk = FullChunk;
   else
-    region->remainder = staticSlice ? RemainderShiftedWindow : RemainderExact;
+    region->lastChunk = staticSlice ? ShiftedRemainder : ExactRemainder;
   return ok;
 }
 
@@ -200,17 +201,17 @@ static void buildChunkFitsAssert(const MemoptBuilder *builder, const Bounds *bou
 }
 
 static Bounds buildBounds(const ChunkRegion *region, const MemoptBuilder *builder) {
-  Bounds bounds = {memoptBuildIndexConstant(builder, 0),
-                   memoptBuildIndexConstant(builder, region->chunkSize), {NULL}, {NULL}};
+  Bounds bounds = {.zero = memoptBuildIndexConstant(builder, 0),
+                   .chunkSize = memoptBuildIndexConstant(builder, region->chunkSize)};
   if (mlirShapedTypeIsDynamicSize(region->extent)) {
     MlirValue input = mlirOperationGetOperand(region->op, 0);
     bounds.extent = memoptBuildTensorDim(builder, input, inputDim(region, 0));
-    MlirValue partial = memoptBuildIndexArith(builder, "arith.remui", bounds.extent,
-                                              bounds.chunkSize);
+    MlirValue partial =
+        memoptBuildIndexArith(builder, "arith.remui", bounds.extent, bounds.chunkSize);
     bounds.fullEnd = memoptBuildIndexArith(builder, "arith.subi", bounds.extent, partial);
     return bounds;
   }
-  if (region->remainder != RemainderNone)
+  if (region->lastChunk != FullChunk)
     bounds.extent = memoptBuildIndexConstant(builder, region->extent);
   bounds.fullEnd =
       memoptBuildIndexConstant(builder, region->extent - region->extent % region->chunkSize);
@@ -228,19 +229,19 @@ typedef struct Window {
   MemoptIndex writeSize;
 } Window;
 
-/* Returns the window of the chunk at `offset` computing `kind` (a full chunk
- * for RemainderNone), building the index arithmetic it needs. */
-static Window windowOf(const ChunkRegion *region, const Bounds *bounds, Remainder kind,
+/* Returns the window of a chunk of `kind` at `offset`, building the index
+ * arithmetic it needs. */
+static Window windowOf(const ChunkRegion *region, const Bounds *bounds, ChunkKind kind,
                        const MemoptBuilder *builder, MlirValue offset) {
   MemoptIndex chunkSize = memoptIndexFixed(region->chunkSize);
-  if (kind == RemainderNone)
+  if (kind == FullChunk)
     return (Window){offset, chunkSize, {NULL}, chunkSize};
   bool dynamic = mlirShapedTypeIsDynamicSize(region->extent);
   MemoptIndex remaining =
       dynamic
           ? memoptIndexDynamic(memoptBuildIndexArith(builder, "arith.subi", bounds->extent, offset))
           : memoptIndexFixed(region->extent % region->chunkSize);
-  if (kind == RemainderExact)
+  if (kind == ExactRemainder)
     return (Window){offset, remaining, {NULL}, remaining};
 
   MlirValue start;
@@ -310,16 +311,16 @@ static void buildInserts(const ChunkRegion *region, const MemoptBuilder *builder
                          const MlirValue *rows, const MlirValue *dests, MlirValue offset,
                          MemoptIndex size, MlirValue *updated) {
   for (intptr_t j = 0; j < outputCount(region); ++j)
-    updated[j] = memoptBuildInsertSliceAlong(builder, rows[j], dests[j], outputDim(region, j),
-                                             offset, size);
+    updated[j] =
+        memoptBuildInsertSliceAlong(builder, rows[j], dests[j], outputDim(region, j), offset, size);
 }
 
 /* Builds, before the region, an scf.for from `lower` to `upper` computing
- * `kind` (full chunks for RemainderNone) into the destinations `inits`, with
- * the ops of `body` moved into it. Returns the loop. */
-static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bounds,
-                                    Remainder kind, MlirValue lower, MlirValue upper,
-                                    const MlirValue *inits, MlirBlock body) {
+ * chunks of `kind` into the destinations `inits`, with the ops of `body`
+ * moved into it. Returns the loop. */
+static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bounds, ChunkKind kind,
+                                    MlirValue lower, MlirValue upper, const MlirValue *inits,
+                                    MlirBlock body) {
   intptr_t outputs = outputCount(region);
   MemoptBuilder before = memoptBuilderBefore(region->op);
   MlirOperation loop = memoptBuildFor(&before, lower, upper, bounds->chunkSize, inits, outputs);
@@ -352,9 +353,8 @@ static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *bu
     intptr_t count = 0;
     for (intptr_t d = 0; d < rank; ++d)
       if (!isStaticAlong(type, d))
-        sizes[count++] = d == outputDim(region, j)
-                             ? bounds->extent
-                             : memoptBuildTensorDim(builder, firstRows[j], d);
+        sizes[count++] = d == outputDim(region, j) ? bounds->extent
+                                                   : memoptBuildTensorDim(builder, firstRows[j], d);
     dests[j] = memoptBuildTensorEmpty(builder, type, sizes, count);
     free(sizes);
   }
@@ -371,14 +371,14 @@ static void lower(const ChunkRegion *region) {
    * the body: take them before that loop moves the original away. */
   MlirOperation firstCopy = region->peelFirstChunk ? mlirOperationClone(op) : (MlirOperation){NULL};
   MlirOperation remainderCopy =
-      region->remainder == RemainderNone ? (MlirOperation){NULL} : mlirOperationClone(op);
+      region->lastChunk == FullChunk ? (MlirOperation){NULL} : mlirOperationClone(op);
 
   MlirValue *results = allocateValues(outputs);
   MlirValue loopStart = bounds.zero;
   if (region->peelFirstChunk) {
     if (mlirShapedTypeIsDynamicSize(region->extent))
       buildChunkFitsAssert(&before, &bounds);
-    Window first = windowOf(region, &bounds, RemainderNone, &before, bounds.zero);
+    Window first = windowOf(region, &bounds, FullChunk, &before, bounds.zero);
     MlirValue *rows = allocateValues(outputs);
     buildChunk(region, &before, memoptSingleBlock(firstCopy), &first, rows);
     mlirOperationDestroy(firstCopy);
@@ -390,12 +390,12 @@ static void lower(const ChunkRegion *region) {
     buildDestinations(region, &before, &bounds, NULL, results);
   }
 
-  MlirOperation loop = buildChunkLoop(region, &bounds, RemainderNone, loopStart, bounds.fullEnd,
+  MlirOperation loop = buildChunkLoop(region, &bounds, FullChunk, loopStart, bounds.fullEnd,
                                       results, memoptSingleBlock(op));
   if (!mlirOperationIsNull(remainderCopy)) {
     for (intptr_t j = 0; j < outputs; ++j)
       results[j] = mlirOperationGetResult(loop, j);
-    loop = buildChunkLoop(region, &bounds, region->remainder, bounds.fullEnd, bounds.extent,
+    loop = buildChunkLoop(region, &bounds, region->lastChunk, bounds.fullEnd, bounds.extent,
                           results, memoptSingleBlock(remainderCopy));
     mlirOperationDestroy(remainderCopy);
   }

@@ -60,15 +60,10 @@ static MlirValue buildOneResult(const MemoptBuilder *builder, const char *opName
   return mlirOperationGetResult(insert(builder, &state), 0);
 }
 
-MlirValue memoptIndexToValue(const MemoptBuilder *builder, MemoptIndex index) {
-  return memoptIndexIsFixed(index) ? memoptBuildIndexConstant(builder, index.fixed) : index.value;
-}
-
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value) {
   MlirContext context = contextOf(builder);
   MlirType index = mlirIndexTypeGet(context);
-  MlirNamedAttribute attribute =
-      namedAttribute(context, "value", mlirIntegerAttrGet(index, value));
+  MlirNamedAttribute attribute = namedAttribute(context, "value", mlirIntegerAttrGet(index, value));
   return buildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
 }
 
@@ -83,8 +78,9 @@ MlirValue memoptBuildIndexAtLeast(const MemoptBuilder *builder, MlirValue lhs, M
   MlirContext context = contextOf(builder);
   /* arith::CmpIPredicate::sge */
   const int64_t signedGreaterOrEqual = 5;
-  MlirNamedAttribute predicate = namedAttribute(
-      context, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
+  MlirNamedAttribute predicate =
+      namedAttribute(context, "predicate",
+                     mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
   MlirValue operands[] = {lhs, rhs};
   return buildOneResult(builder, "arith.cmpi", operands, 2, mlirIntegerTypeGet(context, 1),
                         &predicate, 1);
@@ -168,7 +164,8 @@ static SliceAlong sliceAlong(const MemoptBuilder *builder, MlirValue shapeSource
     } else {
       slice.staticSizes[d] = mlirShapedTypeGetDimSize(type, d);
       if (mlirShapedTypeIsDynamicSize(slice.staticSizes[d]))
-        slice.dynamicSizes[slice.dynamicSizeCount++] = memoptBuildTensorDim(builder, shapeSource, d);
+        slice.dynamicSizes[slice.dynamicSizeCount++] =
+            memoptBuildTensorDim(builder, shapeSource, d);
     }
   }
   return slice;

@@ -43,9 +43,6 @@ MemoptIndex memoptIndexDynamic(MlirValue value);
 /// Returns true when `index` is known at compile time.
 bool memoptIndexIsFixed(MemoptIndex index);
 
-/// Returns `index` as a value, creating an arith.constant when it is fixed.
-MlirValue memoptIndexToValue(const MemoptBuilder *builder, MemoptIndex index);
-
 /// Creates `arith.constant <value> : index`.
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value);
 
