@@ -7,8 +7,9 @@
 #include <string.h>
 
 static const MemoptPassInfo *const passes[] = {
-    &memoptPrintDimensionFlowPass,
+    &memoptChunkToScfPass,
     &memoptVerifyPass,
+    &memoptPrintDimensionFlowPass,
 };
 
 extern const struct {
