@@ -3,7 +3,11 @@
 #ifndef MEMOPT_TRANSFORMS_PASSLIST_H
 #define MEMOPT_TRANSFORMS_PASSLIST_H
 
+#include "Conversion/Conversion.h" /* memoptChunkToScfPass */
 #include "Transforms/Passes.h"
+
+/// print-dimension-flow (PrintDimensionFlowPass.c).
+extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;

@@ -7,7 +7,9 @@
 #include <string.h>
 
 static const MemoptPassInfo *const passes[] = {
+    &memoptChunkToScfPass,
     &memoptVerifyPass,
+    &memoptPrintDimensionFlowPass,
 };
 
 extern const struct {

@@ -74,7 +74,10 @@ static MlirPassManager createPassManager(Driver *driver) {
     if (options->printDebugInfo)
       mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
     mlirPassManagerEnableIRPrinting(
-        passManager, options->printIRBeforeAll, options->printIRAfterAll || options->printIRAfterChange,
+        passManager, options->printIRBeforeAll,
+        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
+         * "after failure" prints on its own. */
+        options->printIRAfterAll || options->printIRAfterFailure,
         options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
         flags, mlirStringRefCreate(NULL, 0));
     mlirOpPrintingFlagsDestroy(flags);
@@ -116,6 +119,7 @@ static bool processBuffer(Driver *driver, const char *text) {
     mlirModuleDestroy(module);
   }
   memoptDiagnosticLogDetach(&log);
+  memoptDiagnosticLogSort(&log);
   bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
   if (driver->options.verifyDiagnostics)
