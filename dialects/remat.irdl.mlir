@@ -1,20 +1,22 @@
 // The remat dialect: rematerialization and symbolic sizes for dynamic shapes
-// (BladeDISC++). Region bodies end in `vector.yield`.
+// (BladeDISC++). Region bodies end in `vector.yield`. Each IRDL constraint
+// value constrains one slot (a shared value would force equal types).
 irdl.dialect @remat {
   // From this point until a matching remat.regenerate, the buffer of `value`
   // may be evicted when memory runs short (decided at run time).
   irdl.operation @evict {
-    %tensor = irdl.base "!builtin.tensor"
-    irdl.operands(value: %tensor)
+    %value = irdl.base "!builtin.tensor"
+    irdl.operands(value: %value)
   }
 
   // Yields `value` for its later uses: the buffer itself when it is still
   // resident, else the result of recomputing it with the body.
   irdl.operation @regenerate {
-    %tensor = irdl.base "!builtin.tensor"
+    %value = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
     %body = irdl.region with size 1
-    irdl.operands(value: %tensor)
-    irdl.results(result: %tensor)
+    irdl.operands(value: %value)
+    irdl.results(result: %result)
     irdl.regions(recompute: %body)
   }
 
@@ -23,10 +25,10 @@ irdl.dialect @remat {
   irdl.operation @dim_symbol {
     %tensor = irdl.base "!builtin.tensor"
     %memref = irdl.base "!builtin.memref"
-    %shaped = irdl.any_of(%tensor, %memref)
-    %integer = irdl.base "#builtin.integer"
-    %name = irdl.base "#builtin.string"
-    irdl.operands(value: %shaped)
-    irdl.attributes { "dim" = %integer, "symbol" = %name }
+    %value = irdl.any_of(%tensor, %memref)
+    %dim = irdl.base "#builtin.integer"
+    %symbol = irdl.base "#builtin.string"
+    irdl.operands(value: %value)
+    irdl.attributes { "dim" = %dim, "symbol" = %symbol }
   }
 }

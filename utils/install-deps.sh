@@ -10,6 +10,8 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # python3 runs lit; ILP solver for the optimality oracles
   python3 libglpk-dev
+  # unit tests
+  libcmocka-dev pkg-config
 )
 
 missing=()

@@ -1,8 +1,15 @@
 /* Recording and printing diagnostics the way mlir-opt shows them. */
 #include "IR/IR.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The logs attached to contexts, for the remarks and warnings memopt
+ * delivers itself; passes may emit them from several threads. */
+static pthread_mutex_t attachedLock = PTHREAD_MUTEX_INITIALIZER;
+static MemoptDiagnosticLog *attachedLogs;
 
 bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned *line,
                             unsigned *column) {
@@ -31,8 +38,7 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
   return false;
 }
 
-static void record(MemoptDiagnosticLog *log, MlirDiagnostic diagnostic,
-                   MlirDiagnosticSeverity severity) {
+static MemoptDiagnostic *appendEntry(MemoptDiagnosticLog *log) {
   if (log->count == log->capacity) {
     log->capacity = log->capacity ? 2 * log->capacity : 16;
     log->entries = realloc(log->entries, log->capacity * sizeof *log->entries);
@@ -41,15 +47,26 @@ static void record(MemoptDiagnosticLog *log, MlirDiagnostic diagnostic,
   }
   MemoptDiagnostic *entry = &log->entries[log->count++];
   memset(entry, 0, sizeof *entry);
-  entry->severity = severity;
+  return entry;
+}
+
+/* Fills the position of `entry` from `location`. */
+static void setPosition(const MemoptDiagnosticLog *log, MemoptDiagnostic *entry,
+                        MlirLocation location) {
   MlirStringRef file;
-  if (memoptLocationPosition(mlirDiagnosticGetLocation(diagnostic), &file, &entry->line,
-                             &entry->column)) {
+  if (memoptLocationPosition(location, &file, &entry->line, &entry->column)) {
     bool unnamed = file.length == 1 && file.data[0] == '-';
     entry->file = unnamed && log->sourceName
                       ? memoptStrndup(log->sourceName, strlen(log->sourceName))
                       : memoptStrndup(file.data, file.length);
   }
+}
+
+static void record(MemoptDiagnosticLog *log, MlirDiagnostic diagnostic,
+                   MlirDiagnosticSeverity severity) {
+  MemoptDiagnostic *entry = appendEntry(log);
+  entry->severity = severity;
+  setPosition(log, entry, mlirDiagnosticGetLocation(diagnostic));
   MemoptStringBuffer message = memoptStringBufferCreate();
   mlirDiagnosticPrint(diagnostic, memoptAppendToBuffer, &message);
   entry->message = memoptStringBufferRelease(&message);
@@ -68,10 +85,93 @@ void memoptDiagnosticLogAttach(MemoptDiagnosticLog *log, MlirContext context,
   log->sourceName = sourceName;
   log->context = context;
   log->handler = mlirContextAttachDiagnosticHandler(context, handle, log, NULL);
+  pthread_mutex_lock(&attachedLock);
+  log->nextAttached = attachedLogs;
+  attachedLogs = log;
+  pthread_mutex_unlock(&attachedLock);
 }
 
 void memoptDiagnosticLogDetach(MemoptDiagnosticLog *log) {
   mlirContextDetachDiagnosticHandler(log->context, log->handler);
+  pthread_mutex_lock(&attachedLock);
+  for (MemoptDiagnosticLog **link = &attachedLogs; *link; link = &(*link)->nextAttached)
+    if (*link == log) {
+      *link = log->nextAttached;
+      break;
+    }
+  pthread_mutex_unlock(&attachedLock);
+}
+
+void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity,
+                          const char *message) {
+  if (severity == MlirDiagnosticError) {
+    mlirEmitError(location, message);
+    return;
+  }
+  MlirContext context = mlirLocationGetContext(location);
+  pthread_mutex_lock(&attachedLock);
+  MemoptDiagnosticLog *log = attachedLogs;
+  while (log && !mlirContextEqual(log->context, context))
+    log = log->nextAttached;
+  if (log) {
+    MemoptDiagnostic *entry = appendEntry(log);
+    entry->severity = severity;
+    setPosition(log, entry, location);
+    entry->message = memoptStrndup(message, strlen(message));
+  }
+  pthread_mutex_unlock(&attachedLock);
+  if (!log) {
+    MemoptDiagnosticLog unattached = {0};
+    MemoptDiagnostic entry = {severity, NULL, 0, 0, (char *)message};
+    setPosition(&unattached, &entry, location);
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    memoptDiagnosticFormat(&entry, NULL, &text);
+    fputs(memoptStringBufferGet(&text), stderr);
+    memoptStringBufferDestroy(&text);
+    free(entry.file);
+  }
+}
+
+/* Diagnostics with no file position sort after those with one. */
+static int comparePositions(const MemoptDiagnostic *a, const MemoptDiagnostic *b) {
+  if (!a->file || !b->file)
+    return (a->file == NULL) - (b->file == NULL);
+  int byFile = strcmp(a->file, b->file);
+  if (byFile)
+    return byFile;
+  if (a->line != b->line)
+    return a->line < b->line ? -1 : 1;
+  return a->column < b->column ? -1 : a->column > b->column;
+}
+
+void memoptDiagnosticLogSort(MemoptDiagnosticLog *log) {
+  if (log->count < 2)
+    return;
+  /* Insertion sort of whole groups (a diagnostic and its notes): stable and
+   * fast for the few diagnostics a run reports. */
+  MemoptDiagnostic *sorted = malloc(log->count * sizeof *sorted);
+  if (!sorted)
+    abort();
+  size_t sortedCount = 0;
+  for (size_t start = 0; start < log->count;) {
+    size_t end = start + 1;
+    while (end < log->count && log->entries[end].severity == MlirDiagnosticNote)
+      ++end;
+    size_t at = 0;
+    while (at < sortedCount) {
+      /* Skip whole groups whose head is not after this group's head. */
+      if (sorted[at].severity != MlirDiagnosticNote &&
+          comparePositions(&sorted[at], &log->entries[start]) > 0)
+        break;
+      ++at;
+    }
+    memmove(&sorted[at + (end - start)], &sorted[at], (sortedCount - at) * sizeof *sorted);
+    memcpy(&sorted[at], &log->entries[start], (end - start) * sizeof *sorted);
+    sortedCount += end - start;
+    start = end;
+  }
+  memcpy(log->entries, sorted, log->count * sizeof *sorted);
+  free(sorted);
 }
 
 void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log) {

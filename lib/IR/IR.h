@@ -73,6 +73,7 @@ typedef struct MemoptDiagnosticLog {
   const char *sourceName;  /* replaces the "-" file name mlirModuleCreateParse gives */
   MlirDiagnosticHandlerID handler;
   MlirContext context;
+  struct MemoptDiagnosticLog *nextAttached; /* memopt's registry of attached logs */
 } MemoptDiagnosticLog;
 
 /// Starts recording every diagnostic of `context` in `log`, which must stay
@@ -85,6 +86,17 @@ void memoptDiagnosticLogDetach(MemoptDiagnosticLog *log);
 
 /// Frees the entries of a detached log.
 void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log);
+
+/// Reports a diagnostic at `location`. Errors go through MLIR (so the pass
+/// manager sees them); the C API cannot emit remarks or warnings, so memopt
+/// delivers those itself to the log attached to the location's context, or
+/// prints them to standard error when no log is attached. Thread-safe.
+void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity,
+                          const char *message);
+
+/// Orders a log's entries by file position (each diagnostic keeps its notes
+/// after it), so the output does not depend on how passes were scheduled.
+void memoptDiagnosticLogSort(MemoptDiagnosticLog *log);
 
 /// Returns the name of a severity as printed: "error", "warning", "note", "remark".
 const char *memoptSeverityName(MlirDiagnosticSeverity severity);

@@ -5,6 +5,9 @@
 
 #include "Transforms/Passes.h"
 
+/// print-dimension-flow (PrintDimensionFlowPass.c).
+extern const MemoptPassInfo memoptPrintDimensionFlowPass;
+
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 

@@ -128,8 +128,18 @@ static bool convert(const MemoptPassOptionInfo *info, const char *text, OptionVa
                                    info->minimum, info->maximum, text);
     return false;
   }
+  /* Keep the canonical spelling so printed pipelines are stable. */
+  MemoptStringBuffer canonical = memoptStringBufferCreate();
+  if (info->kind == MemoptOptionInteger || info->kind == MemoptOptionBytes)
+    memoptStringBufferAppendFormat(&canonical, "%lld", value->integer);
+  else if (info->kind == MemoptOptionFloat)
+    memoptStringBufferAppendFormat(&canonical, "%.17g", value->real);
+  else if (info->kind == MemoptOptionBool)
+    memoptStringBufferAppendCString(&canonical, value->flag ? "true" : "false");
+  else
+    memoptStringBufferAppendCString(&canonical, text);
   free(value->text);
-  value->text = memoptStrndup(text, strlen(text));
+  value->text = memoptStringBufferRelease(&canonical);
   return true;
 }
 

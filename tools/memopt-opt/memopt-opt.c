@@ -38,7 +38,9 @@ static void printPipelineError(const char *where, const char *pipeline, size_t o
  * the error when the pipeline is invalid. */
 static MlirPassManager createPassManager(Driver *driver) {
   const DriverOptions *options = &driver->options;
-  MlirPassManager passManager = mlirPassManagerCreate(driver->context);
+  /* Anchored on the module, so passes anchored elsewhere get nested. */
+  MlirPassManager passManager = mlirPassManagerCreateOnOperation(
+      driver->context, mlirStringRefCreateFromCString("builtin.module"));
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = true;
   if (options->passPipeline) {
@@ -72,7 +74,10 @@ static MlirPassManager createPassManager(Driver *driver) {
     if (options->printDebugInfo)
       mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
     mlirPassManagerEnableIRPrinting(
-        passManager, options->printIRBeforeAll, options->printIRAfterAll || options->printIRAfterChange,
+        passManager, options->printIRBeforeAll,
+        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
+         * "after failure" prints on its own. */
+        options->printIRAfterAll || options->printIRAfterFailure,
         options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
         flags, mlirStringRefCreate(NULL, 0));
     mlirOpPrintingFlagsDestroy(flags);
@@ -114,6 +119,7 @@ static bool processBuffer(Driver *driver, const char *text) {
     mlirModuleDestroy(module);
   }
   memoptDiagnosticLogDetach(&log);
+  memoptDiagnosticLogSort(&log);
   bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
   if (driver->options.verifyDiagnostics)

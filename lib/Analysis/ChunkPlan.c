@@ -1,0 +1,364 @@
+/* Planning a chunked region: starting from the primary output's chunk
+ * dimension, walk the producers backwards through per-op dimension flow and
+ * give every value its chunk dimension (or mark it as needed whole). The
+ * range is legal when no value is needed both ways, every op the output
+ * depends on passes the dimension through, and everything else can be
+ * hoisted before the chunk loop. */
+#include "Analysis/DimensionFlow.h"
+
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ValueInfo {
+  MlirValue value;
+  int64_t dim;  /* chunk dimension, -1 when not chunked */
+  bool whole;   /* read whole by some op of the range */
+} ValueInfo;
+
+typedef struct ValueDim {
+  MlirValue value;
+  int64_t dim;
+} ValueDim;
+
+struct MemoptChunkPlan {
+  MlirOperation *ops;
+  bool *traced; /* the op computes chunks (else it is hoisted) */
+  MemoptOperandFlow **flows; /* per traced op, its operands' flow */
+  intptr_t opCount;
+  ValueInfo *values;
+  intptr_t valueCount, valueCapacity;
+  ValueDim *inputs;
+  intptr_t inputCount;
+  ValueDim *outputs;
+  intptr_t outputCount;
+  int64_t extent;
+};
+
+static void *allocate(size_t count, size_t size) {
+  void *memory = calloc(count ? count : 1, size);
+  if (!memory)
+    abort();
+  return memory;
+}
+
+static intptr_t opIndex(const MemoptChunkPlan *plan, MlirOperation op) {
+  for (intptr_t i = 0; i < plan->opCount; ++i)
+    if (mlirOperationEqual(plan->ops[i], op))
+      return i;
+  return -1;
+}
+
+/* The op of the range that is or contains `op`, or -1. */
+static intptr_t rangeIndexOfAncestor(const MemoptChunkPlan *plan, MlirOperation op) {
+  MlirBlock block = mlirOperationGetBlock(plan->ops[0]);
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return mlirOperationIsNull(op) ? -1 : opIndex(plan, op);
+}
+
+/* The range index of the op defining `value`, or -1 when defined before it. */
+static intptr_t definingIndex(const MemoptChunkPlan *plan, MlirValue value) {
+  if (!mlirValueIsAOpResult(value))
+    return -1;
+  return opIndex(plan, mlirOpResultGetOwner(value));
+}
+
+static ValueInfo *infoOf(MemoptChunkPlan *plan, MlirValue value, bool create) {
+  for (intptr_t i = 0; i < plan->valueCount; ++i)
+    if (mlirValueEqual(plan->values[i].value, value))
+      return &plan->values[i];
+  if (!create)
+    return NULL;
+  if (plan->valueCount == plan->valueCapacity) {
+    plan->valueCapacity = plan->valueCapacity ? 2 * plan->valueCapacity : 32;
+    plan->values = realloc(plan->values, (size_t)plan->valueCapacity * sizeof *plan->values);
+    if (!plan->values)
+      abort();
+  }
+  ValueInfo *info = &plan->values[plan->valueCount++];
+  *info = (ValueInfo){value, -1, false};
+  return info;
+}
+
+static bool usedAfterRange(const MemoptChunkPlan *plan, MlirValue value) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    if (rangeIndexOfAncestor(plan, mlirOpOperandGetOwner(use)) < 0)
+      return true;
+  return false;
+}
+
+/* A pending (value, dim) pair of the backward walk. */
+typedef struct Work {
+  ValueDim *items;
+  intptr_t count, capacity;
+} Work;
+
+static void push(Work *work, MlirValue value, int64_t dim) {
+  if (work->count == work->capacity) {
+    work->capacity = work->capacity ? 2 * work->capacity : 32;
+    work->items = realloc(work->items, (size_t)work->capacity * sizeof *work->items);
+    if (!work->items)
+      abort();
+  }
+  work->items[work->count++] = (ValueDim){value, dim};
+}
+
+/* Gives `value` chunk dimension `dim`; false on a conflicting earlier one. */
+static bool assign(MemoptChunkPlan *plan, Work *work, MlirValue value, int64_t dim,
+                   MemoptStringBuffer *reason) {
+  ValueInfo *info = infoOf(plan, value, true);
+  if (info->dim == dim)
+    return true;
+  if (info->dim >= 0) {
+    memoptStringBufferAppendFormat(reason,
+                                   "a value would be chunked along both dimension %lld and %lld",
+                                   (long long)info->dim, (long long)dim);
+    return false;
+  }
+  info->dim = dim;
+  push(work, value, dim);
+  return true;
+}
+
+static bool sameFlows(const MemoptOperandFlow *a, const MemoptOperandFlow *b, intptr_t count) {
+  for (intptr_t i = 0; i < count; ++i)
+    if (a[i].kind != b[i].kind || a[i].dim != b[i].dim)
+      return false;
+  return true;
+}
+
+/* Walks producers backwards from the primary output. */
+static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptStringBuffer *reason) {
+  Work work = {NULL, 0, 0};
+  bool ok = assign(plan, &work, output, dim, reason);
+  while (ok && work.count) {
+    ValueDim item = work.items[--work.count];
+    intptr_t index = definingIndex(plan, item.value);
+    if (index < 0)
+      continue; /* defined before the range: a sliced input */
+    MlirOperation op = plan->ops[index];
+    intptr_t operandCount = mlirOperationGetNumOperands(op);
+    MemoptOperandFlow *flows = allocate((size_t)operandCount, sizeof *flows);
+    MemoptDimFlowStatus status = memoptDimFlowThroughOp(
+        op, mlirOpResultGetResultNumber(item.value), item.dim, flows, reason);
+    if (status != MemoptDimFlowOk) {
+      free(flows);
+      ok = false;
+      break;
+    }
+    if (plan->traced[index]) {
+      /* Reached again through another result: it must chunk the same loop. */
+      ok = sameFlows(plan->flows[index], flows, operandCount);
+      free(flows);
+      if (!ok) {
+        MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+        memoptStringBufferAppendFormat(reason, "'%.*s' would be chunked along two loops",
+                                       (int)name.length, name.data);
+      }
+      continue;
+    }
+    plan->traced[index] = true;
+    plan->flows[index] = flows;
+    for (intptr_t i = 0; i < operandCount && ok; ++i) {
+      MlirValue operand = mlirOperationGetOperand(op, i);
+      if (flows[i].kind == MemoptOperandFlowMapped)
+        ok = assign(plan, &work, operand, flows[i].dim, reason);
+      else
+        infoOf(plan, operand, true)->whole = true;
+    }
+  }
+  free(work.items);
+  return ok;
+}
+
+typedef struct CaptureWalk {
+  MemoptChunkPlan *plan;
+  MlirOperation root;
+} CaptureWalk;
+
+static MlirWalkResult markCaptured(MlirOperation op, void *userData) {
+  CaptureWalk *walk = userData;
+  if (mlirOperationEqual(op, walk->root))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue operand = mlirOperationGetOperand(op, i);
+    if (definingIndex(walk->plan, operand) >= 0)
+      infoOf(walk->plan, operand, true)->whole = true;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Marks as whole every value of the range an op reads that is not computed
+ * chunk by chunk: operands of hoisted ops, and values captured by regions. */
+static void markWholeReads(MemoptChunkPlan *plan, MlirOperation op, bool operandsToo) {
+  if (operandsToo)
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+      infoOf(plan, mlirOperationGetOperand(op, i), true)->whole = true;
+  CaptureWalk walk = {plan, op};
+  mlirOperationWalk(op, markCaptured, &walk, MlirWalkPreOrder);
+}
+
+/* A value computed in the range cannot be both chunked and read whole; one
+ * defined before it can (the loop slices it and also reads it whole). */
+static bool checkConflicts(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
+  for (intptr_t i = 0; i < plan->valueCount; ++i)
+    if (plan->values[i].dim >= 0 && plan->values[i].whole &&
+        definingIndex(plan, plan->values[i].value) >= 0) {
+      memoptStringBufferAppendFormat(
+          reason, "a value chunked along dimension %lld is also needed whole in the range",
+          (long long)plan->values[i].dim);
+      return false;
+    }
+  return true;
+}
+
+/* Collects sliced inputs and outputs and checks their extents agree. */
+static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
+  plan->inputs = allocate((size_t)plan->valueCount, sizeof *plan->inputs);
+  plan->outputs = allocate((size_t)plan->valueCount, sizeof *plan->outputs);
+  for (intptr_t i = 0; i < plan->valueCount; ++i) {
+    ValueInfo *info = &plan->values[i];
+    if (info->dim < 0)
+      continue;
+    intptr_t index = definingIndex(plan, info->value);
+    if (index < 0)
+      plan->inputs[plan->inputCount++] = (ValueDim){info->value, info->dim};
+    else if (usedAfterRange(plan, info->value))
+      plan->outputs[plan->outputCount++] = (ValueDim){info->value, info->dim};
+  }
+  /* Results of chunked ops that are used must all be chunked. */
+  for (intptr_t i = 0; i < plan->opCount; ++i) {
+    if (!plan->traced[i])
+      continue;
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(plan->ops[i]); ++r) {
+      MlirValue result = mlirOperationGetResult(plan->ops[i], r);
+      ValueInfo *info = infoOf(plan, result, false);
+      if ((!info || info->dim < 0) && !mlirOpOperandIsNull(mlirValueGetFirstUse(result))) {
+        memoptStringBufferAppendFormat(reason, "result #%ld of a chunked op is used but not chunked",
+                                       (long)r);
+        return false;
+      }
+    }
+  }
+  plan->extent = mlirShapedTypeGetDynamicSize();
+  for (intptr_t i = 0; i < plan->inputCount + plan->outputCount; ++i) {
+    ValueDim *boundary = i < plan->inputCount ? &plan->inputs[i]
+                                              : &plan->outputs[i - plan->inputCount];
+    int64_t extent = mlirShapedTypeGetDimSize(mlirValueGetType(boundary->value), boundary->dim);
+    if (mlirShapedTypeIsDynamicSize(extent)) {
+      memoptStringBufferAppendCString(reason, "the chunked dimension has a dynamic extent");
+      return false;
+    }
+    if (!mlirShapedTypeIsDynamicSize(plan->extent) && plan->extent != extent) {
+      memoptStringBufferAppendFormat(reason,
+                                     "the chunked dimensions of the inputs and outputs differ in "
+                                     "extent (%lld and %lld)",
+                                     (long long)plan->extent, (long long)extent);
+      return false;
+    }
+    plan->extent = extent;
+  }
+  return true;
+}
+
+/* The last value the range defines that is used after it. */
+static bool primaryOutput(const MemoptChunkPlan *plan, MlirValue *output) {
+  for (intptr_t i = plan->opCount - 1; i >= 0; --i)
+    for (intptr_t r = mlirOperationGetNumResults(plan->ops[i]) - 1; r >= 0; --r)
+      if (usedAfterRange(plan, mlirOperationGetResult(plan->ops[i], r))) {
+        *output = mlirOperationGetResult(plan->ops[i], r);
+        return true;
+      }
+  return false;
+}
+
+MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
+                                       MemoptStringBuffer *reason) {
+  MemoptChunkPlan *plan = allocate(1, sizeof *plan);
+  for (MlirOperation op = first;; op = mlirOperationGetNextInBlock(op)) {
+    if (mlirOperationIsNull(op)) {
+      memoptStringBufferAppendCString(reason, "the range does not end in the block it starts in");
+      memoptChunkPlanDestroy(plan);
+      return NULL;
+    }
+    ++plan->opCount;
+    if (mlirOperationEqual(op, last))
+      break;
+  }
+  plan->ops = allocate((size_t)plan->opCount, sizeof *plan->ops);
+  plan->traced = allocate((size_t)plan->opCount, sizeof *plan->traced);
+  plan->flows = allocate((size_t)plan->opCount, sizeof *plan->flows);
+  MlirOperation op = first;
+  for (intptr_t i = 0; i < plan->opCount; ++i, op = mlirOperationGetNextInBlock(op))
+    plan->ops[i] = op;
+
+  MlirValue output;
+  bool ok = primaryOutput(plan, &output);
+  if (!ok)
+    memoptStringBufferAppendCString(reason, "no value of the range is used after it");
+  ok = ok && trace(plan, output, outputDim, reason);
+  if (ok)
+    for (intptr_t i = 0; i < plan->opCount; ++i)
+      markWholeReads(plan, plan->ops[i], !plan->traced[i]);
+  ok = ok && checkConflicts(plan, reason) && collectBoundary(plan, reason);
+  if (!ok) {
+    memoptChunkPlanDestroy(plan);
+    return NULL;
+  }
+  return plan;
+}
+
+void memoptChunkPlanDestroy(MemoptChunkPlan *plan) {
+  if (!plan)
+    return;
+  for (intptr_t i = 0; plan->flows && i < plan->opCount; ++i)
+    free(plan->flows[i]);
+  free(plan->flows);
+  free(plan->traced);
+  free(plan->ops);
+  free(plan->values);
+  free(plan->inputs);
+  free(plan->outputs);
+  free(plan);
+}
+
+int64_t memoptChunkPlanExtent(const MemoptChunkPlan *plan) { return plan->extent; }
+
+intptr_t memoptChunkPlanNumOps(const MemoptChunkPlan *plan) { return plan->opCount; }
+
+MlirOperation memoptChunkPlanOp(const MemoptChunkPlan *plan, intptr_t index) {
+  return plan->ops[index];
+}
+
+bool memoptChunkPlanOpIsHoisted(const MemoptChunkPlan *plan, intptr_t index) {
+  return !plan->traced[index];
+}
+
+bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
+                                     intptr_t operand) {
+  return plan->traced[index] && plan->flows[index][operand].kind == MemoptOperandFlowMapped;
+}
+
+intptr_t memoptChunkPlanNumInputs(const MemoptChunkPlan *plan) { return plan->inputCount; }
+
+MlirValue memoptChunkPlanInput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim) {
+  *dim = plan->inputs[index].dim;
+  return plan->inputs[index].value;
+}
+
+intptr_t memoptChunkPlanNumOutputs(const MemoptChunkPlan *plan) { return plan->outputCount; }
+
+MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim) {
+  *dim = plan->outputs[index].dim;
+  return plan->outputs[index].value;
+}
+
+int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value) {
+  for (intptr_t i = 0; i < plan->valueCount; ++i)
+    if (mlirValueEqual(plan->values[i].value, value))
+      return plan->values[i].dim;
+  return -1;
+}

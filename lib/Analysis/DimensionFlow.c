@@ -1,0 +1,232 @@
+/* Per-op dimension flow. Linalg structured ops (named and generic) are read
+ * from their indexing maps, so every such op is covered without a rule of its
+ * own; the few non-linalg ops that move dimensions around have rules here. */
+#include "Analysis/DimensionFlow.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static bool nameIs(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
+}
+
+static bool dialectIs(MlirOperation op, const char *dialect) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t length = strlen(dialect);
+  return opName.length > length && memcmp(opName.data, dialect, length) == 0 &&
+         opName.data[length] == '.';
+}
+
+/* Appends "'<op>' <why>" to `reason` and returns `status`. */
+static MemoptDimFlowStatus refuse(MemoptDimFlowStatus status, MlirOperation op,
+                                  MemoptStringBuffer *reason, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static MemoptDimFlowStatus refuse(MemoptDimFlowStatus status, MlirOperation op,
+                                  MemoptStringBuffer *reason, const char *format, ...) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  memoptStringBufferAppendFormat(reason, "'%.*s' ", (int)opName.length, opName.data);
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(reason, format, args);
+  va_end(args);
+  return status;
+}
+
+static bool isRankedTensor(MlirValue value) {
+  return mlirTypeIsARankedTensor(mlirValueGetType(value));
+}
+
+static void mapAll(MlirOperation op, int64_t dim, MemoptOperandFlow *operands) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = isRankedTensor(mlirOperationGetOperand(op, i))
+                      ? (MemoptOperandFlow){MemoptOperandFlowMapped, dim}
+                      : (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+}
+
+/* Returns true when the body of a linalg op reads the index of loop `loop`:
+ * slicing would then change what the body computes. */
+static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
+  if (mlirOperationGetNumRegions(op) == 0)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation inner = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                                   : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
+    if (!nameIs(inner, "linalg.index"))
+      continue;
+    MlirAttribute dim = mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
+    if (mlirAttributeIsAInteger(dim) && mlirIntegerAttrGetValueInt(dim) == loop)
+      return true;
+  }
+  return false;
+}
+
+static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
+                                         int64_t dim, MemoptOperandFlow *operands,
+                                         MemoptStringBuffer *reason) {
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  intptr_t initIndex = operandCount - mlirOperationGetNumResults(op) + resultIndex;
+  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has results without tensor inits");
+  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
+  MlirAffineExpr expr = mlirAffineMapGetResult(initMap, dim);
+  if (!mlirAffineExprIsADim(expr))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "writes result dimension %lld through a non-trivial index", (long long)dim);
+  int64_t loop = mlirAffineDimExprGetPosition(expr);
+  if (bodyReadsIndex(op, loop))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the index of loop %lld", (long long)loop);
+  for (intptr_t i = 0; i < operandCount; ++i) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    int64_t mappedAt = -1;
+    intptr_t uses = 0;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+      MlirAffineExpr result = mlirAffineMapGetResult(map, r);
+      if (!mlirAffineExprIsFunctionOfDim(result, loop))
+        continue;
+      ++uses;
+      if (mlirAffineExprIsADim(result))
+        mappedAt = r;
+    }
+    if (uses == 0)
+      operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+    else if (uses == 1 && mappedAt >= 0)
+      operands[i] = (MemoptOperandFlow){MemoptOperandFlowMapped, mappedAt};
+    else
+      /* A sliding window (convolution) or a diagonal: chunks would overlap. */
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "reads operand #%lld along loop %lld through a window or a combination",
+                    (long long)i, (long long)loop);
+  }
+  return MemoptDimFlowOk;
+}
+
+/* The reassociation group of a reshape that contains dimension `dim` of the
+ * expanded side, and whether `dim` is its outermost member. */
+static bool groupOf(MlirAttribute reassociation, int64_t dim, int64_t *group, bool *outermost) {
+  for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(reassociation); ++g) {
+    MlirAttribute members = mlirArrayAttrGetElement(reassociation, g);
+    for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(members); ++m)
+      if (mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m)) == dim) {
+        *group = g;
+        *outermost = m == 0;
+        return true;
+      }
+  }
+  return false;
+}
+
+static MlirAttribute attribute(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static MemoptDimFlowStatus throughReshape(MlirOperation op, int64_t dim, bool expanding,
+                                          MemoptOperandFlow *operands, MemoptStringBuffer *reason) {
+  MlirAttribute reassociation = attribute(op, "reassociation");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  if (expanding) {
+    /* Result dim `dim` is a member of a group of the source's dim `group`:
+     * chunks stay contiguous only when it is the group's outermost member. */
+    int64_t group;
+    bool outermost;
+    if (!groupOf(reassociation, dim, &group, &outermost) || !outermost)
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "splits dimension %lld out of an inner position of a group", (long long)dim);
+    operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, group};
+    return MemoptDimFlowOk;
+  }
+  if (dim >= mlirArrayAttrGetNumElements(reassociation))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has no group %lld", (long long)dim);
+  MlirAttribute members = mlirArrayAttrGetElement(reassociation, dim);
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped,
+                                    mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, 0))};
+  return MemoptDimFlowOk;
+}
+
+static MemoptDimFlowStatus throughExtractSlice(MlirOperation op, int64_t dim,
+                                               MemoptOperandFlow *operands,
+                                               MemoptStringBuffer *reason) {
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(result))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "drops dimensions");
+  int64_t offset = mlirDenseI64ArrayGetElement(attribute(op, "static_offsets"), dim);
+  int64_t size = mlirDenseI64ArrayGetElement(attribute(op, "static_sizes"), dim);
+  int64_t stride = mlirDenseI64ArrayGetElement(attribute(op, "static_strides"), dim);
+  if (offset != 0 || stride != 1 || size != mlirShapedTypeGetDimSize(source, dim) ||
+      mlirShapedTypeIsDynamicSize(size))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "takes part of dimension %lld (only whole dimensions pass through)", (long long)dim);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  return MemoptDimFlowOk;
+}
+
+/* Elementwise ops of the arith and math dialects on tensors of one shape. */
+static bool isElementwise(MlirOperation op) {
+  if (!dialectIs(op, "arith") && !dialectIs(op, "math"))
+    return false;
+  if (mlirOperationGetNumResults(op) != 1 || !isRankedTensor(mlirOperationGetResult(op, 0)))
+    return false;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirType operand = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (mlirTypeIsARankedTensor(operand) &&
+        mlirShapedTypeGetRank(operand) != mlirShapedTypeGetRank(type))
+      return false;
+  }
+  return true;
+}
+
+MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                           MemoptOperandFlow *operands,
+                                           MemoptStringBuffer *reason) {
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, resultIndex));
+  if (!mlirTypeIsARankedTensor(resultType) || dim < 0 || dim >= mlirShapedTypeGetRank(resultType))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "result #%lld has no dimension %lld",
+                  (long long)resultIndex, (long long)dim);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (!mlirAttributeIsNull(maps))
+    return throughLinalg(op, maps, resultIndex, dim, operands, reason);
+  if (nameIs(op, "linalg.softmax")) {
+    if (mlirIntegerAttrGetValueInt(attribute(op, "dimension")) == dim)
+      return refuse(MemoptDimFlowReduced, op, reason, "normalizes along dimension %lld", (long long)dim);
+    mapAll(op, dim, operands);
+    return MemoptDimFlowOk;
+  }
+  if (nameIs(op, "arith.constant")) {
+    MlirAttribute value = attribute(op, "value");
+    if (!mlirAttributeIsADenseElements(value) || !mlirDenseElementsAttrIsSplat(value))
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "is a constant that is not a splat");
+    return MemoptDimFlowOk;
+  }
+  if (isElementwise(op) || nameIs(op, "tensor.cast")) {
+    mapAll(op, dim, operands);
+    return MemoptDimFlowOk;
+  }
+  if (nameIs(op, "tensor.empty")) {
+    if (mlirShapedTypeIsDynamicDim(resultType, dim))
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "has a dynamic size in dimension %lld", (long long)dim);
+    mapAll(op, -1, operands);
+    return MemoptDimFlowOk;
+  }
+  if (nameIs(op, "tensor.expand_shape"))
+    return throughReshape(op, dim, true, operands, reason);
+  if (nameIs(op, "tensor.collapse_shape"))
+    return throughReshape(op, dim, false, operands, reason);
+  if (nameIs(op, "tensor.extract_slice"))
+    return throughExtractSlice(op, dim, operands, reason);
+  return refuse(MemoptDimFlowUnsupported, op, reason,
+                "is not modelled by dimension flow");
+}

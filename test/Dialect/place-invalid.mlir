@@ -1,0 +1,38 @@
+// Invariants of place ops that IRDL cannot state.
+// RUN: memopt-opt %s --split-input-file --verify-diagnostics
+
+// expected-error @+1 {{attribute 'devices' must be at least 1, got 0}}
+"place.cluster"() {sym_name = "pod", devices = 0 : i64, hbm_bytes = 1 : i64, link_bandwidth = 1 : i64} : () -> ()
+
+// -----
+
+func.func @degrees_mismatch() {
+  // expected-error @+1 {{uses 8 devices but data_parallel x tensor_parallel is 6}}
+  "place.stage"() ({
+    vector.yield
+  }) {cluster = @pod, index = 0 : i64, devices = 8 : i64, data_parallel = 2 : i64, tensor_parallel = 3 : i64, recompute = false} : () -> ()
+  return
+}
+
+// -----
+
+func.func @repeated_index() {
+  "place.stage"() ({
+    vector.yield
+  }) {cluster = @pod, index = 0 : i64, devices = 1 : i64, data_parallel = 1 : i64, tensor_parallel = 1 : i64, recompute = false} : () -> ()
+  // expected-error @+1 {{repeats stage index 0}}
+  "place.stage"() ({
+    vector.yield
+  }) {cluster = @pod, index = 0 : i64, devices = 1 : i64, data_parallel = 1 : i64, tensor_parallel = 1 : i64, recompute = false} : () -> ()
+  return
+}
+
+// -----
+
+func.func @missing_body_terminator() {
+  // expected-error @+1 {{region must end in 'vector.yield'}}
+  "place.stage"() ({
+    "tosa.yield"() : () -> ()
+  }) {cluster = @pod, index = 0 : i64, devices = 1 : i64, data_parallel = 1 : i64, tensor_parallel = 1 : i64, recompute = false} : () -> ()
+  return
+}

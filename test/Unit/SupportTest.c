@@ -1,0 +1,148 @@
+/* Unit tests of lib/Support. argv[1] is a scratch directory for file tests. */
+#include "Support/Support.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *scratchDir;
+
+static void stringBufferGrowsAndFormats(void **state) {
+  MemoptStringBuffer buffer = memoptStringBufferCreate();
+  assert_string_equal(memoptStringBufferGet(&buffer), "");
+  for (int i = 0; i < 1000; ++i)
+    memoptStringBufferAppendFormat(&buffer, "%d,", i % 10);
+  assert_int_equal(buffer.length, 2000);
+  assert_memory_equal(buffer.data, "0,1,2,", 6);
+  memoptStringBufferClear(&buffer);
+  assert_int_equal(buffer.length, 0);
+  memoptStringBufferAppend(&buffer, "ab\0cd", 5);
+  assert_int_equal(buffer.length, 5);
+  assert_int_equal(buffer.data[5], '\0');
+  memoptStringBufferDestroy(&buffer);
+}
+
+static void stringBufferReleaseTransfersOwnership(void **state) {
+  MemoptStringBuffer buffer = memoptStringBufferCreate();
+  char *empty = memoptStringBufferRelease(&buffer);
+  assert_string_equal(empty, "");
+  free(empty);
+  memoptStringBufferAppendCString(&buffer, "memopt");
+  char *text = memoptStringBufferRelease(&buffer);
+  assert_string_equal(text, "memopt");
+  assert_null(buffer.data);
+  free(text);
+}
+
+static void editDistanceCountsEdits(void **state) {
+  assert_int_equal(memoptEditDistance("", ""), 0);
+  assert_int_equal(memoptEditDistance("abc", ""), 3);
+  assert_int_equal(memoptEditDistance("autochunk", "autochunck"), 1);
+  assert_int_equal(memoptEditDistance("kitten", "sitting"), 3);
+  assert_int_equal(memoptEditDistance("canonicalise", "canonicalize"), 1);
+}
+
+static void numbersParseStrictly(void **state) {
+  long long integer;
+  double real;
+  assert_true(memoptParseInt64("42", &integer));
+  assert_int_equal(integer, 42);
+  assert_true(memoptParseInt64("-7", &integer));
+  assert_int_equal(integer, -7);
+  assert_true(memoptParseInt64("0x10", &integer));
+  assert_int_equal(integer, 16);
+  assert_false(memoptParseInt64("", &integer));
+  assert_false(memoptParseInt64("12a", &integer));
+  assert_false(memoptParseInt64("99999999999999999999", &integer));
+  assert_true(memoptParseDouble("0.5", &real));
+  assert_true(real == 0.5);
+  assert_false(memoptParseDouble("inf", &real));
+  assert_false(memoptParseDouble("1.0x", &real));
+}
+
+static char *scratchPath(const char *name) {
+  MemoptStringBuffer path = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&path, "%s/%s", scratchDir, name);
+  return memoptStringBufferRelease(&path);
+}
+
+static size_t countEntries(const char *directory) {
+  DIR *dir = opendir(directory);
+  assert_non_null(dir);
+  size_t count = 0;
+  for (struct dirent *entry; (entry = readdir(dir));)
+    count += entry->d_name[0] != '.';
+  closedir(dir);
+  return count;
+}
+
+static void atomicWriteReplacesWholeFile(void **state) {
+  char *path = scratchPath("out.txt");
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  assert_true(memoptFileWriteAtomic(path, "first version\n", 14, &error));
+  assert_true(memoptFileWriteAtomic(path, "second\n", 7, &error));
+  MemoptStringBuffer read = memoptStringBufferCreate();
+  assert_true(memoptFileRead(path, &read, &error));
+  assert_string_equal(read.data, "second\n");
+  /* No temporary file is left beside the output. */
+  assert_int_equal(countEntries(scratchDir), 1);
+  struct stat info;
+  assert_int_equal(stat(path, &info), 0);
+  assert_true((info.st_mode & 0444) != 0); /* not left private like mkstemp's file */
+  memoptStringBufferDestroy(&read);
+  memoptStringBufferDestroy(&error);
+  free(path);
+}
+
+static void atomicWriteFailureLeavesNothing(void **state) {
+  char *path = scratchPath("missing-dir/out.txt");
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  assert_false(memoptFileWriteAtomic(path, "x", 1, &error));
+  assert_non_null(strstr(error.data, "missing-dir/out.txt"));
+  memoptStringBufferDestroy(&error);
+  free(path);
+}
+
+static void readMissingFileExplains(void **state) {
+  char *path = scratchPath("does-not-exist.mlir");
+  MemoptStringBuffer out = memoptStringBufferCreate();
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  assert_false(memoptFileRead(path, &out, &error));
+  assert_non_null(strstr(error.data, "cannot open"));
+  assert_non_null(strstr(error.data, "No such file"));
+  memoptStringBufferDestroy(&out);
+  memoptStringBufferDestroy(&error);
+  free(path);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: memopt-unit-support <scratch directory>\n");
+    return 2;
+  }
+  /* A fresh, empty scratch directory for the file tests. */
+  char command[4096];
+  snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", argv[1], argv[1]);
+  if (system(command) != 0)
+    return 2;
+  scratchDir = argv[1];
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(stringBufferGrowsAndFormats),
+      cmocka_unit_test(stringBufferReleaseTransfersOwnership),
+      cmocka_unit_test(editDistanceCountsEdits),
+      cmocka_unit_test(numbersParseStrictly),
+      cmocka_unit_test(atomicWriteReplacesWholeFile),
+      cmocka_unit_test(atomicWriteFailureLeavesNothing),
+      cmocka_unit_test(readMissingFileExplains),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

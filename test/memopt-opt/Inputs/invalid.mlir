@@ -1,0 +1,3 @@
+func.func @invalid(%x: i32) {
+  return %x : i32
+}
