@@ -67,17 +67,25 @@ typedef struct MemoptBufferInfo {
   MlirOperation op;       /* the op at which the buffer is allocated */
   bool sizeKnown;         /* false for dynamic shapes: `bytes` is then 0 */
   uint64_t bytes;         /* payload bytes */
-  uint64_t paddingBytes;  /* what the lowering allocates on top for alignment */
+  uint64_t alignment;     /* its alignment in the lowered program: the alloc's alignment
+                             attribute, else max(16, element size) as finalize-memref-to-llvm */
   size_t firstPosition;   /* positions in the block the buffer lives in */
   size_t lastPosition;    /* freed after this position */
   bool nested;            /* lives inside a region op, at that op's position only */
   bool escapes;           /* returned: still live when the function returns */
 } MemoptBufferInfo;
 
-/// Computes the profile of `func`, a func.func with a body. Callees defined in
-/// the same symbol table are analyzed as needed. Returns NULL and fills
-/// `error` when `func` cannot be analyzed. The caller destroys the result.
-MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, MemoptStringBuffer *error);
+/// Computes the profile of `func`, a func.func with a body. With
+/// `analyzeCallees`, the callees of its func.call ops (found in the enclosing
+/// symbol tables) are analyzed too: what they do to their arguments decides
+/// copies in `func`, and their peak counts at the call. That reads other
+/// functions, so no other thread may be changing them (a function pass must
+/// not, unless threading is off). Without it, a call is assumed to read and
+/// write its tensor arguments and to allocate its results, and a note says
+/// so. Returns NULL and fills `error` when `func` cannot be analyzed. The
+/// caller destroys the result.
+MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, bool analyzeCallees,
+                                               MemoptStringBuffer *error);
 
 /// Frees a profile (NULL is allowed).
 void memoptMemoryProfileDestroy(MemoptMemoryProfile *profile);
@@ -100,8 +108,10 @@ bool memoptMemoryProfileLookupPosition(const MemoptMemoryProfile *profile, MlirO
 /// unknown size count as 0; see memoptMemoryProfileHasUnknownSize).
 uint64_t memoptMemoryProfileGetLiveBytes(const MemoptMemoryProfile *profile, size_t position);
 
-/// Returns the bytes the lowered program holds from the heap at `position`:
-/// the live bytes plus the alignment padding of each live buffer.
+/// Returns the heap bytes the lowered program holds at `position` when it
+/// allocates through aligned_alloc (finalize-memref-to-llvm with
+/// use-aligned-alloc, as memopt-run lowers): each live buffer's size rounded
+/// up to its alignment.
 uint64_t memoptMemoryProfileGetAllocatedBytes(const MemoptMemoryProfile *profile,
                                               size_t position);
 
@@ -115,8 +125,8 @@ size_t memoptMemoryProfileGetPeakPosition(const MemoptMemoryProfile *profile);
 /// Returns the live bytes at the peak position.
 uint64_t memoptMemoryProfileGetPeakBytes(const MemoptMemoryProfile *profile);
 
-/// Returns the largest allocated bytes over all positions (the heap peak the
-/// lowered program reaches; may sit at another position than the live-byte peak).
+/// Returns the largest allocated bytes over all positions (the heap peak of
+/// the lowered program; it may sit at another position than the live-byte peak).
 uint64_t memoptMemoryProfileGetPeakAllocatedBytes(const MemoptMemoryProfile *profile);
 
 /// Returns the number of buffers of the function, nested ones included.

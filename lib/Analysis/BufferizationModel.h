@@ -149,6 +149,7 @@ typedef struct IrCalleeSummary {
   size_t *resultEquivalentArgument; /* per result: argument it is equivalent to, or MEMOPT_NO_INDEX */
   size_t *resultAliasedArgument;    /* per result: argument it may alias, or MEMOPT_NO_INDEX */
   bool *resultIdentityLayout;       /* per result: returned buffer has the identity layout */
+  uint64_t *resultAlignment;        /* per result: alignment of the returned buffer */
   uint64_t peakBytes;          /* the callee's own peak, its results included */
   uint64_t peakAllocatedBytes;
   bool peakHasUnknownSize;

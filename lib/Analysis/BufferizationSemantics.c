@@ -369,10 +369,30 @@ bool memoptValueIsDefinition(const IrFunction *function, size_t value) {
   return false;
 }
 
+/* A function argument is writable unless marked `bufferization.writable =
+ * false` (bufferize-function-boundaries makes the others writable). */
+static bool argumentIsWritable(MlirOperation func, size_t number) {
+  MlirAttribute argumentAttributes =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(argumentAttributes) || !mlirAttributeIsAArray(argumentAttributes) ||
+      (intptr_t)number >= mlirArrayAttrGetNumElements(argumentAttributes))
+    return true;
+  MlirAttribute dictionary = mlirArrayAttrGetElement(argumentAttributes, (intptr_t)number);
+  if (!mlirAttributeIsADictionary(dictionary))
+    return true;
+  MlirAttribute writable = mlirDictionaryAttrGetElementByName(
+      dictionary, mlirStringRefCreateFromCString("bufferization.writable"));
+  return mlirAttributeIsNull(writable) || !mlirAttributeIsABool(writable) ||
+         mlirBoolAttrGetValue(writable);
+}
+
 bool memoptValueIsWritable(const IrFunction *function, size_t value) {
   const IrValue *info = &function->values[value];
-  if (info->definingOp == MEMOPT_NO_INDEX)
-    return true; /* function arguments (bufferize-function-boundaries) and iter_args */
+  if (info->definingOp == MEMOPT_NO_INDEX) {
+    if (function->blocks[info->block].owner == MEMOPT_NO_INDEX)
+      return argumentIsWritable(function->func, info->number);
+    return true; /* iter_args */
+  }
   const IrOp *op = &function->ops[info->definingOp];
   switch (op->opClass) {
   case IrOpConstant:

@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One-shot-bufferize allocates with its default `buffer-alignment` option,
- * and finalize-memref-to-llvm then requests that many extra bytes from the
- * allocator to align the pointer it hands out. */
+/* One-shot-bufferize gives its allocations its default `buffer-alignment`. */
 enum { oneShotBufferAlignment = 64 };
+
+/* finalize-memref-to-llvm{use-aligned-alloc} aligns a memref.alloc without
+ * an alignment attribute to its element size rounded up to a power of two,
+ * and to at least this (its kMinAlignedAllocAlignment). */
+enum { minimumAlignedAllocAlignment = 16 };
 
 /* Notes per function beyond which only their number is kept. */
 enum { maxNotes = 64 };
@@ -94,6 +97,7 @@ typedef struct CalleeEntry {
 } CalleeEntry;
 
 typedef struct AnalysisContext {
+  bool analyzeCallees;
   CalleeEntry *entries;
   size_t count;
   size_t capacity;
@@ -115,6 +119,7 @@ static void summaryDestroy(IrCalleeSummary *summary) {
   free(summary->resultEquivalentArgument);
   free(summary->resultAliasedArgument);
   free(summary->resultIdentityLayout);
+  free(summary->resultAlignment);
 }
 
 static IrCalleeSummary summaryCopy(const IrCalleeSummary *source) {
@@ -124,6 +129,7 @@ static IrCalleeSummary summaryCopy(const IrCalleeSummary *source) {
   copy.resultEquivalentArgument = checkedCalloc(source->numResults, sizeof(size_t));
   copy.resultAliasedArgument = checkedCalloc(source->numResults, sizeof(size_t));
   copy.resultIdentityLayout = checkedCalloc(source->numResults, sizeof(bool));
+  copy.resultAlignment = checkedCalloc(source->numResults, sizeof(uint64_t));
   if (source->numArguments) {
     memcpy(copy.argumentRead, source->argumentRead, source->numArguments * sizeof(bool));
     memcpy(copy.argumentWritten, source->argumentWritten, source->numArguments * sizeof(bool));
@@ -135,6 +141,7 @@ static IrCalleeSummary summaryCopy(const IrCalleeSummary *source) {
            source->numResults * sizeof(size_t));
     memcpy(copy.resultIdentityLayout, source->resultIdentityLayout,
            source->numResults * sizeof(bool));
+    memcpy(copy.resultAlignment, source->resultAlignment, source->numResults * sizeof(uint64_t));
   }
   return copy;
 }
@@ -150,11 +157,14 @@ static IrCalleeSummary summaryConservative(MlirOperation func, MlirType function
   summary.resultEquivalentArgument = checkedCalloc(summary.numResults, sizeof(size_t));
   summary.resultAliasedArgument = checkedCalloc(summary.numResults, sizeof(size_t));
   summary.resultIdentityLayout = checkedCalloc(summary.numResults, sizeof(bool));
+  summary.resultAlignment = checkedCalloc(summary.numResults, sizeof(uint64_t));
   for (size_t i = 0; i < summary.numArguments; ++i)
     summary.argumentRead[i] = summary.argumentWritten[i] = true;
   for (size_t r = 0; r < summary.numResults; ++r) {
     summary.resultEquivalentArgument[r] = MEMOPT_NO_INDEX;
     summary.resultAliasedArgument[r] = MEMOPT_NO_INDEX;
+    /* What a callee usually returns: a buffer one-shot-bufferize allocated. */
+    summary.resultAlignment[r] = oneShotBufferAlignment;
   }
   return summary;
 }
@@ -229,8 +239,12 @@ static IrCalleeSummary summarize(MemoptMemoryProfile *profile) {
       size_t returned = ir->operands[ret->firstOperand + r].value;
       if (returned == MEMOPT_NO_INDEX)
         continue;
-      summary.resultIdentityLayout[r] = profile->storage[returned].kind != StorageArgument &&
-                                        profile->storage[returned].layout.identity;
+      const Storage *storage = &profile->storage[returned];
+      summary.resultIdentityLayout[r] = storage->kind != StorageArgument && storage->layout.identity;
+      if (storage->kind == StorageBuffer)
+        summary.resultAlignment[r] = profile->buffers[storage->buffer].info.alignment;
+      else
+        summary.resultAlignment[r] = 0; /* a clone: the allocator's default */
       for (size_t i = 0; i < summary.numArguments; ++i) {
         size_t argument =
             memoptIrFunctionLookupValue(ir, mlirBlockGetArgument(entry, (intptr_t)i));
@@ -280,6 +294,12 @@ static size_t resolveCallee(MlirOperation call, void *userData) {
   ResolveState *state = userData;
   MemoptMemoryProfile *profile = state->profile;
   AnalysisContext *context = state->context;
+  if (!context->analyzeCallees) {
+    addNote(profile, call,
+            "callee not analyzed: assumed to read and write its tensor arguments; its own "
+            "memory is not included");
+    return MEMOPT_NO_INDEX;
+  }
   MlirOperation func = findCallee(call);
   IrCalleeSummary summary;
   if (mlirOperationIsNull(func)) {
@@ -334,8 +354,28 @@ static size_t resolveCallee(MlirOperation call, void *userData) {
  * Buffers and storage
  *===------------------------------------------------------------------===*/
 
+/* The alignment a buffer of `type` gets in the lowered program: `requested`
+ * (an alignment attribute), else finalize-memref-to-llvm's default. */
+static uint64_t effectiveAlignment(MlirType type, uint64_t requested) {
+  if (requested)
+    return requested;
+  uint64_t element = 0;
+  if (mlirTypeIsAShaped(type))
+    memoptTypeGetElementByteSize(mlirShapedTypeGetElementType(type), &element);
+  uint64_t alignment = 1;
+  while (alignment < element)
+    alignment *= 2;
+  return alignment > minimumAlignedAllocAlignment ? alignment : minimumAlignedAllocAlignment;
+}
+
+/* What aligned_alloc is asked for: the size rounded up to the alignment. */
+static uint64_t allocatedBytes(const MemoptBufferInfo *info) {
+  return (info->bytes + info->alignment - 1) / info->alignment * info->alignment;
+}
+
+/* `alignment` is the one bufferization gives the buffer, 0 for none. */
 static size_t newBuffer(MemoptMemoryProfile *profile, MemoptBufferKind kind, MlirValue value,
-                        size_t op, MlirType sizedType, uint64_t padding) {
+                        size_t op, MlirType sizedType, uint64_t alignment) {
   if (profile->numBuffers == profile->buffersCapacity) {
     profile->buffersCapacity = profile->buffersCapacity ? 2 * profile->buffersCapacity : 64;
     profile->buffers =
@@ -352,7 +392,7 @@ static size_t newBuffer(MemoptMemoryProfile *profile, MemoptBufferKind kind, Mli
   buffer->info.sizeKnown = memoptTypeGetStaticByteSize(sizedType, &buffer->info.bytes);
   if (!buffer->info.sizeKnown)
     buffer->info.bytes = 0;
-  buffer->info.paddingBytes = padding;
+  buffer->info.alignment = effectiveAlignment(sizedType, alignment);
   buffer->info.firstPosition = info->position;
   buffer->info.lastPosition = info->position;
   buffer->info.nested = info->block != profile->bodyBlock;
@@ -432,9 +472,9 @@ static IrLayout argumentLayout(MlirType type) {
 }
 
 static void newResultBuffer(MemoptMemoryProfile *profile, size_t op, size_t value,
-                            MemoptBufferKind kind, uint64_t padding) {
+                            MemoptBufferKind kind, uint64_t alignment) {
   const IrValue *info = &profile->ir.values[value];
-  size_t buffer = newBuffer(profile, kind, info->value, op, info->type, padding);
+  size_t buffer = newBuffer(profile, kind, info->value, op, info->type, alignment);
   setStorage(profile, value, bufferStorage(buffer, memoptLayoutIdentity(info->type)));
 }
 
@@ -581,7 +621,11 @@ static void assignResults(MemoptMemoryProfile *profile, size_t op) {
       if (result == MEMOPT_NO_INDEX)
         continue;
       const IrValue *value = &ir->values[result];
-      size_t buffer = newBuffer(profile, MemoptBufferCallResult, value->value, op, value->type, 0);
+      uint64_t alignment = oneShotBufferAlignment;
+      if (callee && r < callee->numResults)
+        alignment = callee->resultAlignment[r];
+      size_t buffer =
+          newBuffer(profile, MemoptBufferCallResult, value->value, op, value->type, alignment);
       /* The callee allocated it while running: its peak includes it. */
       profile->buffers[buffer].countsFrom = ir->ops[op].position + 1;
       profile->buffers[buffer].unknownOrigin = true;
@@ -671,15 +715,16 @@ static void finishRegionOp(MemoptMemoryProfile *profile, size_t op) {
       Storage first = noStorage();
       bool same = true;
       bool any = false;
-      uint64_t padding = 0;
+      uint64_t alignment = 0;
       for (size_t b = info->firstBlock; b < info->firstBlock + info->numBlocks; ++b) {
         size_t yield = blockYield(ir, b);
         if (yield == MEMOPT_NO_INDEX || r >= ir->ops[yield].numOperands)
           continue;
         Storage yielded = operandStorage(profile, ir->ops[yield].firstOperand + r);
+        /* The result is one of the yielded buffers: it keeps their alignment. */
         if (yielded.kind == StorageBuffer &&
-            profile->buffers[yielded.buffer].info.paddingBytes > padding)
-          padding = profile->buffers[yielded.buffer].info.paddingBytes;
+            profile->buffers[yielded.buffer].info.alignment > alignment)
+          alignment = profile->buffers[yielded.buffer].info.alignment;
         if (!any)
           first = yielded;
         else if (!storageSame(&first, &yielded))
@@ -695,7 +740,7 @@ static void finishRegionOp(MemoptMemoryProfile *profile, size_t op) {
        * conditional, so optimize-allocation-liveness cannot move it). */
       const IrValue *value = &ir->values[result];
       size_t buffer =
-          newBuffer(profile, MemoptBufferRegionResult, value->value, op, value->type, padding);
+          newBuffer(profile, MemoptBufferRegionResult, value->value, op, value->type, alignment);
       profile->buffers[buffer].countsFrom = info->position + 1;
       profile->buffers[buffer].freeAtBlockEnd = true;
       for (size_t b = info->firstBlock; b < info->firstBlock + info->numBlocks; ++b) {
@@ -865,7 +910,7 @@ static void computeBlockStats(MemoptMemoryProfile *profile, size_t block, uint64
       continue;
     addBytes[buffer->countsFrom] += buffer->info.bytes;
     removeBytes[buffer->info.lastPosition + 1] += buffer->info.bytes;
-    uint64_t total = buffer->info.bytes + buffer->info.paddingBytes;
+    uint64_t total = allocatedBytes(&buffer->info);
     addAllocated[buffer->countsFrom] += total;
     removeAllocated[buffer->info.lastPosition + 1] += total;
     if (!buffer->info.sizeKnown) {
@@ -989,8 +1034,9 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   return profile;
 }
 
-MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, MemoptStringBuffer *error) {
-  AnalysisContext context = {NULL, 0, 0};
+MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, bool analyzeCallees,
+                                               MemoptStringBuffer *error) {
+  AnalysisContext context = {analyzeCallees, NULL, 0, 0};
   /* The function itself is "in progress": a call back to it is recursion. */
   context.entries = checkedCalloc(8, sizeof *context.entries);
   context.capacity = 8;

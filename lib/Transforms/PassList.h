@@ -5,6 +5,9 @@
 
 #include "Transforms/Passes.h"
 
+/// memory-estimate (MemoryEstimatePass.c).
+extern const MemoptPassInfo memoptMemoryEstimatePass;
+
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
