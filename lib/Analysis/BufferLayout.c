@@ -29,7 +29,7 @@ static int64_t dimSize(MlirType type, size_t dim) {
 }
 
 IrLayout memoptLayoutDynamic(size_t rank) {
-  IrLayout layout = {.rank = rank, .unknown = rank > MEMOPT_MAX_TRACKED_RANK};
+  IrLayout layout = {.rank = rank, .unknown = rank > MEMOPT_MAX_TRACKED_RANK, .offset = DYNAMIC};
   for (size_t i = 0; i < rank && i < MEMOPT_MAX_TRACKED_RANK; ++i)
     layout.strides[i] = DYNAMIC;
   return layout;
@@ -41,6 +41,7 @@ IrLayout memoptLayoutIdentity(MlirType shapedType) {
   size_t rank = (size_t)mlirShapedTypeGetRank(shapedType);
   IrLayout layout = memoptLayoutDynamic(rank);
   layout.identity = true;
+  layout.offset = 0;
   if (layout.unknown)
     return layout;
   int64_t stride = 1;
@@ -70,6 +71,7 @@ IrLayout memoptLayoutOfMemRefType(MlirType memrefType) {
   for (size_t i = 0; i < rank; ++i)
     if (mlirShapedTypeIsDynamicStrideOrOffset(layout.strides[i]))
       layout.strides[i] = DYNAMIC;
+  layout.offset = mlirShapedTypeIsDynamicStrideOrOffset(offset) ? DYNAMIC : offset;
   return layout;
 }
 
@@ -80,6 +82,7 @@ static MlirAttribute attribute(MlirOperation op, const char *name) {
 IrLayout memoptLayoutOfSlice(IrLayout source, MlirOperation op) {
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
   size_t resultRank = (size_t)mlirShapedTypeGetRank(resultType);
+  MlirAttribute offsets = attribute(op, "static_offsets");
   MlirAttribute sizes = attribute(op, "static_sizes");
   MlirAttribute strides = attribute(op, "static_strides");
   if (source.unknown || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides) ||
@@ -88,6 +91,17 @@ IrLayout memoptLayoutOfSlice(IrLayout source, MlirOperation op) {
   IrLayout layout = memoptLayoutDynamic(resultRank);
   if (layout.unknown)
     return layout;
+  /* The slice starts at source offset + sum of offset_i * stride_i. */
+  layout.offset = source.offset;
+  for (size_t i = 0; i < source.rank && !mlirAttributeIsNull(offsets); ++i) {
+    int64_t start = mlirDenseI64ArrayGetElement(offsets, (intptr_t)i);
+    int64_t step = mlirShapedTypeIsDynamicStrideOrOffset(start) ? DYNAMIC : start;
+    int64_t term = multiply(step, source.strides[i]);
+    layout.offset = (isDynamic(layout.offset) || isDynamic(term) ||
+                     layout.offset > INT64_MAX - term)
+                        ? DYNAMIC
+                        : layout.offset + term;
+  }
   /* A rank-reducing slice drops unit dimensions; match the kept ones from the
    * left, as MLIR's rank-reduction mask does. */
   size_t kept = 0;
@@ -135,6 +149,7 @@ IrLayout memoptLayoutOfExpand(IrLayout source, MlirOperation op) {
   size_t groups = numGroups(op);
   if (source.identity)
     return memoptLayoutIdentity(resultType);
+  layout.offset = source.offset;
   if (source.unknown || layout.unknown || groups != source.rank)
     return layout;
   for (size_t g = 0; g < groups; ++g) {
@@ -166,9 +181,10 @@ IrLayout memoptLayoutOfCollapse(IrLayout source, MlirOperation op, bool *collaps
     return memoptLayoutIdentity(resultType);
   }
   /* memref's computeCollapsedLayoutMap in strict mode: the stride of a group
-   * is that of its last non-unit dimension, and each dimension's stride must
-   * equal the next one's times its extent, all statically known. */
+   * is that of its last non-unit dimension, and each non-unit dimension's
+   * stride must equal the next one's times its extent, all statically known. */
   IrLayout layout = memoptLayoutDynamic(resultRank);
+  layout.offset = source.offset;
   for (size_t g = 0; g < groups; ++g) {
     size_t dims[MEMOPT_MAX_TRACKED_RANK];
     size_t count = reassociationGroup(op, g, dims, MEMOPT_MAX_TRACKED_RANK);
@@ -182,12 +198,13 @@ IrLayout memoptLayoutOfCollapse(IrLayout source, MlirOperation op, bool *collaps
     int64_t stride = layout.strides[g];
     for (size_t i = count; i-- > 1;) {
       stride = multiply(stride, dimSize(sourceType, dims[i]));
-      int64_t sourceStride = source.strides[dims[i - 1]];
-      if (isDynamic(stride) || isDynamic(sourceStride))
-        return memoptLayoutIdentity(resultType);
+      /* A unit dimension's stride is meaningless: MLIR 22 skips it before
+       * requiring static strides (measured: 1x32 -> 32 views an argument,
+       * 32x1 -> 32 copies it). */
       if (dimSize(sourceType, dims[i - 1]) == 1)
         continue;
-      if (stride != sourceStride)
+      int64_t sourceStride = source.strides[dims[i - 1]];
+      if (isDynamic(stride) || isDynamic(sourceStride) || stride != sourceStride)
         return memoptLayoutIdentity(resultType);
     }
   }
@@ -198,4 +215,26 @@ IrLayout memoptLayoutOfCollapse(IrLayout source, MlirOperation op, bool *collaps
 bool memoptLayoutIsIdentity(IrLayout layout, MlirType shapedType) {
   (void)shapedType;
   return layout.identity;
+}
+
+bool memoptLayoutCastsTo(IrLayout layout, MlirType memrefType) {
+  if (!mlirTypeIsAMemRef(memrefType))
+    return true; /* unranked targets take any layout */
+  IrLayout target = memoptLayoutOfMemRefType(memrefType);
+  if (target.unknown || layout.unknown)
+    return target.unknown;
+  if (layout.rank != target.rank)
+    return false;
+  if (layout.identity && target.identity)
+    return true;
+  IrLayout source = layout;
+  if (source.identity) {
+    /* An identity layout has row-major strides and offset 0. */
+    source = memoptLayoutIdentity(memrefType);
+  }
+  for (size_t i = 0; i < target.rank; ++i)
+    if (!isDynamic(target.strides[i]) &&
+        (isDynamic(source.strides[i]) || source.strides[i] != target.strides[i]))
+      return false;
+  return isDynamic(target.offset) || (!isDynamic(source.offset) && source.offset == target.offset);
 }

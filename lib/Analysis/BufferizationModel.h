@@ -251,6 +251,7 @@ typedef struct IrLayout {
   bool unknown;     /* rank too high or not strided: every stride dynamic */
   bool identity;    /* the row-major layout of a fresh buffer, even with dynamic sizes */
   int64_t strides[MEMOPT_MAX_TRACKED_RANK]; /* INT64_MIN when dynamic */
+  int64_t offset;   /* in elements; INT64_MIN when dynamic */
 } IrLayout;
 
 /// Returns the row-major layout of a new buffer of `shapedType`.
@@ -274,6 +275,12 @@ IrLayout memoptLayoutOfExpand(IrLayout source, MlirOperation op);
 /// `source`; `collapsible` tells whether memref.collapse_shape can view the
 /// buffer (else bufferization copies it first).
 IrLayout memoptLayoutOfCollapse(IrLayout source, MlirOperation op, bool *collapsible);
+
+/// Returns true when a buffer with `layout` can be cast to `memrefType`
+/// without a runtime check (every stride and the offset of the target is
+/// dynamic or equals the source's static one), as bufferization's
+/// castOrReallocMemRefValue requires before it casts rather than copies.
+bool memoptLayoutCastsTo(IrLayout layout, MlirType memrefType);
 
 /// Returns true when `layout` is the identity layout of a fresh buffer of
 /// `shapedType` (strides that merely equal row-major ones do not count, as

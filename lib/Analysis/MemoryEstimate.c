@@ -567,7 +567,15 @@ static void assignResults(MemoptMemoryProfile *profile, size_t op) {
       Storage storage = operandStorage(profile, info->firstOperand);
       size_t result = memoptIrResultValue(ir, op, 0);
       if (result != MEMOPT_NO_INDEX) {
-        storage.layout = memoptLayoutOfMemRefType(ir->values[result].type);
+        MlirType resultType = ir->values[result].type;
+        if (storage.kind != StorageNone && !memoptLayoutCastsTo(storage.layout, resultType)) {
+          /* The buffer cannot be cast to the declared memref type without a
+           * runtime check: bufferization copies it (castOrReallocMemRefValue). */
+          size_t copy = newBuffer(profile, MemoptBufferCopy, ir->values[result].value, op,
+                                  resultType, oneShotBufferAlignment);
+          storage = bufferStorage(copy, memoptLayoutIdentity(resultType));
+        }
+        storage.layout = memoptLayoutOfMemRefType(resultType);
         setStorage(profile, result, storage);
       }
     }
@@ -825,6 +833,29 @@ static void assignBlock(MemoptMemoryProfile *profile, size_t block) {
  * Liveness
  *===------------------------------------------------------------------===*/
 
+/* Canonicalization (inside buffer-deallocation-pipeline) erases a
+ * memref.alloc whose only users store into it: nothing reads the buffer. */
+static void dropStoreOnlyAllocations(MemoptMemoryProfile *profile) {
+  IrFunction *ir = &profile->ir;
+  for (size_t b = 0; b < profile->numBuffers; ++b) {
+    Buffer *buffer = &profile->buffers[b];
+    if (buffer->info.kind != MemoptBufferMemRefAlloc || buffer->info.escapes)
+      continue;
+    size_t value = memoptIrFunctionLookupValue(ir, buffer->info.value);
+    if (value == MEMOPT_NO_INDEX)
+      continue;
+    const IrValue *info = &ir->values[value];
+    bool storeOnly = true;
+    for (size_t u = 0; u < info->numUses && storeOnly; ++u) {
+      const IrOperand *use = &ir->operands[ir->uses[info->firstUse + u]];
+      MlirStringRef user = ir->ops[use->op].name;
+      storeOnly = (memoptNameIs(user, "memref.store") && use->number == 1) ||
+                  memoptNameIs(user, "memref.dealloc");
+    }
+    buffer->dropped = storeOnly;
+  }
+}
+
 /* Each buffer is freed after the last use of any value held in it, as
  * optimize-allocation-liveness moves the dealloc after the last user of the
  * allocation and its views; returned buffers are never freed here. */
@@ -877,12 +908,16 @@ static void computeLastUses(MemoptMemoryProfile *profile) {
   /* A call result's origin is unknown to the deallocation pipeline: it
    * cannot prove the block's other buffers distinct from it, so it frees
    * them all together, with runtime alias checks, at the end of the block. */
+  dropStoreOnlyAllocations(profile);
+
   bool *blockHasUnknownOrigin = checkedCalloc(ir->numBlocks, sizeof(bool));
   for (size_t b = 0; b < profile->numBuffers; ++b)
     if (profile->buffers[b].unknownOrigin)
       blockHasUnknownOrigin[profile->buffers[b].block] = true;
   for (size_t b = 0; b < profile->numBuffers; ++b) {
     Buffer *buffer = &profile->buffers[b];
+    if (buffer->dropped)
+      continue;
     if (buffer->droppable && buffer->numUses == 0 && !buffer->info.escapes) {
       buffer->dropped = true; /* tensor.empty without uses is erased */
       continue;
