@@ -154,6 +154,10 @@ uint64_t memoptMemoryProfileGetCalleeBytes(const MemoptMemoryProfile *profile, s
 /// ops, unknown callees, ...) and the profile is an approximation.
 size_t memoptMemoryProfileGetNumNotes(const MemoptMemoryProfile *profile);
 
+/// Returns how many notes were left out once the profile held its maximum
+/// (a model full of unknown ops would otherwise note every op).
+size_t memoptMemoryProfileGetNumOmittedNotes(const MemoptMemoryProfile *profile);
+
 /// Returns note number `index`: the op it is about and a message owned by the profile.
 const char *memoptMemoryProfileGetNote(const MemoptMemoryProfile *profile, size_t index,
                                        MlirOperation *op);

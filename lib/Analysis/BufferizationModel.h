@@ -48,6 +48,40 @@ void memoptPointerMapInsert(MemoptPointerMap *map, const void *key, size_t value
 size_t memoptPointerMapLookup(const MemoptPointerMap *map, const void *key);
 
 /*===------------------------------------------------------------------===*
+ * Index lists and visit marks
+ *===------------------------------------------------------------------===*/
+
+/// A growable array of indices (ops, values or operands).
+typedef struct IrIndexList {
+  size_t *items;
+  size_t count;
+  size_t capacity;
+} IrIndexList;
+
+/// Appends `item`.
+void memoptIndexListPush(IrIndexList *list, size_t item);
+
+/// Appends `item` unless the list holds it already.
+void memoptIndexListPushUnique(IrIndexList *list, size_t item);
+
+/// Frees the list's memory and leaves it empty.
+void memoptIndexListDestroy(IrIndexList *list);
+
+/// Marks for one traversal over the operands of a function: a slot is
+/// marked when it holds the current stamp, so starting a traversal is O(1).
+typedef struct IrVisitMarks {
+  unsigned *stamps; /* per operand */
+  size_t size;
+  unsigned current;
+} IrVisitMarks;
+
+/// Starts a traversal: every operand is unmarked.
+void memoptVisitMarksReset(IrVisitMarks *marks);
+
+/// Marks `operand`; returns false when it was marked already.
+bool memoptVisitMarksAdd(IrVisitMarks *marks, size_t operand);
+
+/*===------------------------------------------------------------------===*
  * Bufferization semantics of ops
  *===------------------------------------------------------------------===*/
 
@@ -173,6 +207,8 @@ typedef struct IrFunction {
   MemoptPointerMap opIndex;
   MemoptPointerMap valueIndex;
   MlirAttribute parallelIterator; /* #linalg.iterator_type<parallel> */
+  IrVisitMarks readMarks;  /* scratch of memoptValueIsRead */
+  IrVisitMarks chainMarks; /* scratch of the reverse use-def chain walks */
   bool hasUnstructuredControlFlow; /* some region has several blocks */
 } IrFunction;
 
@@ -233,10 +269,10 @@ bool memoptOpIsElementwiseFor(const IrFunction *function, size_t op, size_t oper
 /// slice that `value` was extracted from (One-Shot's matching subsets).
 bool memoptIsMatchingSubset(const IrFunction *function, size_t insertOp, size_t value);
 
-/// Returns the operands of result `number` of `op` that alias it (at most
-/// `capacity` of them, written to `out`); returns how many there are.
-size_t memoptAliasingOperands(const IrFunction *function, size_t op, size_t number, size_t *out,
-                              size_t capacity);
+/// Fills `out` (emptied first) with the operands of result `number` of `op`
+/// that alias it.
+void memoptAliasingOperands(const IrFunction *function, size_t op, size_t number,
+                            IrIndexList *out);
 
 /*===------------------------------------------------------------------===*
  * Buffer layouts

@@ -291,32 +291,29 @@ void memoptBufferizationSemanticsCompute(IrFunction *function) {
 
 bool memoptResultIsAllocation(const IrFunction *function, size_t op, size_t number) {
   const IrOp *info = &function->ops[op];
+  (void)number; /* every result of these ops is allocated alike */
   switch (info->opClass) {
   case IrOpAllocation:
   case IrOpUnknown:
   case IrOpMemRefAlloc:
+  case IrOpCall:
     return true;
   case IrOpElementwise:
     return elementwiseInit(info->op) == MEMOPT_NO_INDEX;
-  case IrOpCall:
-    return true;
   default:
     return false;
   }
-  (void)number;
 }
 
-size_t memoptAliasingOperands(const IrFunction *function, size_t op, size_t number, size_t *out,
-                              size_t capacity) {
+void memoptAliasingOperands(const IrFunction *function, size_t op, size_t number,
+                            IrIndexList *out) {
   const IrOp *info = &function->ops[op];
-  size_t count = 0;
+  out->count = 0;
   for (size_t k = 0; k < info->numOperands; ++k) {
     const IrOperand *operand = &function->operands[info->firstOperand + k];
-    if (operand->value == MEMOPT_NO_INDEX || operand->semantics.aliasResult != number)
-      continue;
-    if (count < capacity)
-      out[count] = info->firstOperand + k;
-    ++count;
+    if (operand->value != MEMOPT_NO_INDEX && operand->semantics.aliasResult == number &&
+        info->opClass != IrOpYield)
+      memoptIndexListPush(out, info->firstOperand + k);
   }
   /* scf.if results alias the yielded values of every branch. */
   if (info->opClass == IrOpIf) {
@@ -326,14 +323,10 @@ size_t memoptAliasingOperands(const IrFunction *function, size_t op, size_t numb
         continue;
       size_t yield = memoptIrBlockOp(function, b, block->numOps - 1);
       const IrOp *yieldInfo = &function->ops[yield];
-      if (number < yieldInfo->numOperands) {
-        if (count < capacity)
-          out[count] = yieldInfo->firstOperand + number;
-        ++count;
-      }
+      if (yieldInfo->opClass == IrOpYield && number < yieldInfo->numOperands)
+        memoptIndexListPush(out, yieldInfo->firstOperand + number);
     }
   }
-  return count;
 }
 
 bool memoptValueIsDefinition(const IrFunction *function, size_t value) {
@@ -343,30 +336,32 @@ bool memoptValueIsDefinition(const IrFunction *function, size_t value) {
   const IrOp *op = &function->ops[info->definingOp];
   if (memoptNameIs(op->name, "tensor.empty"))
     return false;
-  if (memoptNameIs(op->name, "bufferization.alloc_tensor"))
-    return op->numOperands > 0 &&
-           !mlirAttributeIsNull(mlirOperationGetAttributeByName(
-               op->op, mlirStringRefCreateFromCString("copy")));
-  size_t aliases[8];
-  size_t count = memoptAliasingOperands(function, info->definingOp, info->number, aliases, 8);
-  if (count == 0)
-    return true;
+  if (memoptNameIs(op->name, "bufferization.alloc_tensor")) {
+    /* Operand segments: dynamic sizes, copy, size hint. With a copy operand
+     * the new buffer starts as a copy of it, which defines its contents. */
+    MlirAttribute segments = mlirOperationGetAttributeByName(
+        op->op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+    return !mlirAttributeIsNull(segments) && mlirAttributeIsADenseI32Array(segments) &&
+           mlirDenseArrayGetNumElements(segments) > 1 &&
+           mlirDenseI32ArrayGetElement(segments, 1) > 0;
+  }
+  IrIndexList aliases = {NULL, 0, 0};
+  memoptAliasingOperands(function, info->definingOp, info->number, &aliases);
+  bool definition = aliases.count == 0;
   if (op->opClass == IrOpIf) {
     /* A branch that yields a value written inside it defines the result. */
-    for (size_t i = 0; i < count && i < 8; ++i) {
-      size_t yielded = function->operands[aliases[i]].value;
-      const IrValue *yieldedInfo = &function->values[yielded];
-      size_t def = yieldedInfo->definingOp;
-      if (def != MEMOPT_NO_INDEX && def > info->definingOp &&
-          def < op->subtreeEnd && memoptValueIsDefinition(function, yielded))
-        return true;
+    for (size_t i = 0; i < aliases.count && !definition; ++i) {
+      size_t yielded = function->operands[aliases.items[i]].value;
+      size_t def = function->values[yielded].definingOp;
+      definition = def != MEMOPT_NO_INDEX && def > info->definingOp && def < op->subtreeEnd &&
+                   memoptValueIsDefinition(function, yielded);
     }
-    return false;
+  } else {
+    for (size_t i = 0; i < aliases.count && !definition; ++i)
+      definition = function->operands[aliases.items[i]].semantics.write;
   }
-  for (size_t i = 0; i < count && i < 8; ++i)
-    if (function->operands[aliases[i]].semantics.write)
-      return true;
-  return false;
+  memoptIndexListDestroy(&aliases);
+  return definition;
 }
 
 /* A function argument is writable unless marked `bufferization.writable =

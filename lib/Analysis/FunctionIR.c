@@ -28,6 +28,50 @@ static size_t arrayAppend(Array *array) {
   return index;
 }
 
+void memoptIndexListPush(IrIndexList *list, size_t item) {
+  if (list->count == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 8;
+    list->items = realloc(list->items, list->capacity * sizeof *list->items);
+    if (!list->items)
+      abort();
+  }
+  list->items[list->count++] = item;
+}
+
+void memoptIndexListPushUnique(IrIndexList *list, size_t item) {
+  for (size_t i = 0; i < list->count; ++i)
+    if (list->items[i] == item)
+      return;
+  memoptIndexListPush(list, item);
+}
+
+void memoptIndexListDestroy(IrIndexList *list) {
+  free(list->items);
+  *list = (IrIndexList){NULL, 0, 0};
+}
+
+static IrVisitMarks visitMarksCreate(size_t size) {
+  IrVisitMarks marks = {calloc(size ? size : 1, sizeof(unsigned)), size, 0};
+  if (!marks.stamps)
+    abort();
+  return marks;
+}
+
+void memoptVisitMarksReset(IrVisitMarks *marks) {
+  if (++marks->current == 0) {
+    /* The stamp wrapped around: clear the old marks once. */
+    memset(marks->stamps, 0, marks->size * sizeof *marks->stamps);
+    marks->current = 1;
+  }
+}
+
+bool memoptVisitMarksAdd(IrVisitMarks *marks, size_t operand) {
+  if (marks->stamps[operand] == marks->current)
+    return false;
+  marks->stamps[operand] = marks->current;
+  return true;
+}
+
 bool memoptNameIs(MlirStringRef name, const char *literal) {
   size_t length = strlen(literal);
   return name.length == length && memcmp(name.data, literal, length) == 0;
@@ -211,6 +255,8 @@ void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
     visitBlock(&builder, function->blocks[b].block, b);
   indexBlockOps(function);
   indexOperandsAndUses(&builder);
+  function->readMarks = visitMarksCreate(function->numOperands);
+  function->chainMarks = visitMarksCreate(function->numOperands);
 }
 
 void memoptIrFunctionDestroy(IrFunction *function) {
@@ -220,6 +266,8 @@ void memoptIrFunctionDestroy(IrFunction *function) {
   free(function->values);
   free(function->operands);
   free(function->uses);
+  free(function->readMarks.stamps);
+  free(function->chainMarks.stamps);
   memoptPointerMapDestroy(&function->opIndex);
   memoptPointerMapDestroy(&function->valueIndex);
   memset(function, 0, sizeof *function);

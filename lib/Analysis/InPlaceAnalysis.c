@@ -90,74 +90,50 @@ static bool isInPlaceWrite(const IrFunction *function, size_t operand) {
   return info->semantics.write && info->inPlace;
 }
 
-/* An operand set with O(1) membership (stamp marks). */
+/* An operand set with O(1) membership. */
 typedef struct OperandSet {
-  size_t *items;
-  size_t count;
-  size_t capacity;
-  unsigned *marks; /* per operand of the function */
-  size_t size;
-  unsigned stamp;
+  IrIndexList items;
+  IrVisitMarks marks;
 } OperandSet;
 
 static void setClear(OperandSet *set) {
-  set->count = 0;
-  if (++set->stamp == 0) {
-    /* The stamp wrapped: forget all old marks. */
-    memset(set->marks, 0, set->size * sizeof *set->marks);
-    set->stamp = 1;
-  }
+  set->items.count = 0;
+  memoptVisitMarksReset(&set->marks);
 }
 
 static void setInsert(OperandSet *set, size_t operand) {
-  if (set->marks[operand] == set->stamp)
-    return;
-  set->marks[operand] = set->stamp;
-  if (set->count == set->capacity) {
-    set->capacity = set->capacity ? 2 * set->capacity : 16;
-    set->items = realloc(set->items, set->capacity * sizeof *set->items);
-    if (!set->items)
-      abort();
-  }
-  set->items[set->count++] = operand;
+  if (memoptVisitMarksAdd(&set->marks, operand))
+    memoptIndexListPush(&set->items, operand);
 }
 
 /* One-Shot's isValueRead: some use reads the buffer of `value`, looking
  * through ops that only create aliases (views). */
 bool memoptValueIsRead(const IrFunction *function, size_t value) {
-  size_t *stack = malloc((function->numOperands + 1) * sizeof *stack);
-  unsigned char *seen = calloc(function->numOperands + 1, 1);
-  if (!stack || !seen)
-    abort();
-  size_t top = 0;
+  /* The marks are scratch owned by the function, not part of its state. */
+  IrVisitMarks *marks = (IrVisitMarks *)&function->readMarks;
+  memoptVisitMarksReset(marks);
+  IrIndexList worklist = {NULL, 0, 0};
   const IrValue *info = &function->values[value];
   for (size_t u = 0; u < info->numUses; ++u)
-    stack[top++] = function->uses[info->firstUse + u];
+    memoptIndexListPush(&worklist, function->uses[info->firstUse + u]);
   bool read = false;
-  while (top && !read) {
-    size_t operand = stack[--top];
-    if (seen[operand])
+  while (worklist.count && !read) {
+    size_t operand = worklist.items[--worklist.count];
+    if (!memoptVisitMarksAdd(marks, operand))
       continue;
-    seen[operand] = 1;
     const IrOperandSemantics *semantics = &function->operands[operand].semantics;
-    if (semantics->read) {
-      read = true;
-      break;
-    }
-    if (!semantics->write) {
-      size_t alias = aliasingValue(function, operand);
-      if (alias == MEMOPT_NO_INDEX)
-        continue;
-      const IrValue *aliasInfo = &function->values[alias];
-      for (size_t u = 0; u < aliasInfo->numUses; ++u) {
-        size_t use = function->uses[aliasInfo->firstUse + u];
-        if (!seen[use] && top < function->numOperands)
-          stack[top++] = use;
-      }
-    }
+    read = semantics->read;
+    if (read || semantics->write)
+      continue;
+    /* An op that only creates an alias: its readers read this value too. */
+    size_t alias = aliasingValue(function, operand);
+    if (alias == MEMOPT_NO_INDEX)
+      continue;
+    const IrValue *aliasInfo = &function->values[alias];
+    for (size_t u = 0; u < aliasInfo->numUses; ++u)
+      memoptIndexListPush(&worklist, function->uses[aliasInfo->firstUse + u]);
   }
-  free(stack);
-  free(seen);
+  memoptIndexListDestroy(&worklist);
   return read;
 }
 
@@ -281,62 +257,49 @@ typedef struct Traversal {
 } Traversal;
 
 /* One-Shot's findValueInReverseUseDefChain: walks from the value of
- * `operand` back through aliasing operands and collects the values that
- * satisfy `predicate` (and, if asked, the leaves where the walk ends).
- * Returns the number found; writes at most `capacity` to `out`. */
-static size_t findInReverseUseDefChain(IrFunction *function, size_t operand,
-                                       ValuePredicate predicate, const void *context,
-                                       Traversal traversal, size_t *out, size_t capacity) {
-  size_t found = 0;
-  size_t worklist[64];
-  size_t top = 0;
-  size_t visited = 0;
-  worklist[top++] = operand;
-  while (top) {
-    size_t current = worklist[--top];
-    /* Chains are short (views and in-place results); bound the walk so a
-     * pathological chain cannot make the analysis quadratic. */
-    if (++visited > 4096)
-      break;
+ * `operand` back through aliasing operands and collects in `out` (emptied
+ * first) the values that satisfy `predicate` and, if asked, the leaves where
+ * the walk ends. */
+static void findInReverseUseDefChain(IrFunction *function, size_t operand,
+                                     ValuePredicate predicate, const void *context,
+                                     Traversal traversal, IrIndexList *out) {
+  out->count = 0;
+  IrVisitMarks *marks = &function->chainMarks;
+  memoptVisitMarksReset(marks);
+  IrIndexList worklist = {NULL, 0, 0};
+  IrIndexList aliases = {NULL, 0, 0};
+  memoptIndexListPush(&worklist, operand);
+  while (worklist.count) {
+    size_t current = worklist.items[--worklist.count];
+    if (!memoptVisitMarksAdd(marks, current))
+      continue;
     size_t value = function->operands[current].value;
     if (predicate(function, value, context)) {
-      bool duplicate = false;
-      for (size_t i = 0; i < found && i < capacity; ++i)
-        duplicate |= out[i] == value;
-      if (!duplicate) {
-        if (found < capacity)
-          out[found] = value;
-        ++found;
-      }
+      memoptIndexListPushUnique(out, value);
       continue;
     }
     const IrValue *info = &function->values[value];
-    size_t aliases[8];
-    size_t numAliases = 0;
-    bool unknownOp = info->definingOp != MEMOPT_NO_INDEX &&
-                     function->ops[info->definingOp].opClass == IrOpUnknown;
-    if (info->definingOp != MEMOPT_NO_INDEX && !unknownOp)
-      numAliases = memoptAliasingOperands(function, info->definingOp, info->number, aliases, 8);
-    bool leaf = numAliases == 0;
-    for (size_t i = 0; i < numAliases && i < 8; ++i) {
-      const IrOperand *alias = &function->operands[aliases[i]];
+    aliases.count = 0;
+    /* The walk stops at block arguments and at ops without a model. */
+    if (info->definingOp != MEMOPT_NO_INDEX &&
+        function->ops[info->definingOp].opClass != IrOpUnknown)
+      memoptAliasingOperands(function, info->definingOp, info->number, &aliases);
+    bool leaf = aliases.count == 0;
+    for (size_t i = 0; i < aliases.count; ++i) {
+      const IrOperand *alias = &function->operands[aliases.items[i]];
       bool stop = (traversal.followEquivalentOnly && !alias->semantics.equivalent) ||
                   (traversal.followSameTypeOnly &&
                    !mlirTypeEqual(function->values[alias->value].type, info->type));
-      if (stop) {
+      if (stop)
         leaf = true;
-        continue;
-      }
-      if (top < sizeof worklist / sizeof *worklist)
-        worklist[top++] = aliases[i];
+      else
+        memoptIndexListPush(&worklist, aliases.items[i]);
     }
-    if (leaf && traversal.alwaysIncludeLeaves) {
-      if (found < capacity)
-        out[found] = value;
-      ++found;
-    }
+    if (leaf && traversal.alwaysIncludeLeaves)
+      memoptIndexListPushUnique(out, value);
   }
-  return found;
+  memoptIndexListDestroy(&worklist);
+  memoptIndexListDestroy(&aliases);
 }
 
 static bool isDefinitionPredicate(IrFunction *function, size_t value, const void *context) {
@@ -350,23 +313,27 @@ static bool isValuePredicate(IrFunction *function, size_t value, const void *con
 }
 
 /* The definitions a read of `operand` expects to see. */
-static size_t findDefinitions(IrFunction *function, size_t operand, size_t *out, size_t capacity) {
+static void findDefinitions(IrFunction *function, size_t operand, IrIndexList *out) {
   Traversal traversal = {false, false, false};
-  return findInReverseUseDefChain(function, operand, isDefinitionPredicate, NULL, traversal, out,
-                                  capacity);
+  findInReverseUseDefChain(function, operand, isDefinitionPredicate, NULL, traversal, out);
 }
 
 bool memoptOperandHasUndefinedContents(IrFunction *function, size_t operand) {
-  size_t definition;
-  return findDefinitions(function, operand, &definition, 1) == 0;
+  IrIndexList definitions = {NULL, 0, 0};
+  findDefinitions(function, operand, &definitions);
+  bool undefined = definitions.count == 0;
+  memoptIndexListDestroy(&definitions);
+  return undefined;
 }
 
 static bool hasEquivalentValueInReverseUseDefChain(IrFunction *function, size_t start,
                                                    size_t other) {
   Traversal traversal = {true, false, true};
-  size_t found;
-  return findInReverseUseDefChain(function, start, isValuePredicate, &other, traversal, &found,
-                                  1) != 0;
+  IrIndexList found = {NULL, 0, 0};
+  findInReverseUseDefChain(function, start, isValuePredicate, &other, traversal, &found);
+  bool any = found.count != 0;
+  memoptIndexListDestroy(&found);
+  return any;
 }
 
 static bool matchingSubsetPredicate(IrFunction *function, size_t value, const void *context) {
@@ -377,15 +344,14 @@ static bool matchingSubsetPredicate(IrFunction *function, size_t value, const vo
  * `operand` is the slice `insertOp` writes back. */
 static bool matchesInsertDestination(IrFunction *function, size_t operand, size_t insertOp) {
   Traversal traversal = {false, true, false};
-  size_t leaves[16];
-  size_t count = findInReverseUseDefChain(function, operand, matchingSubsetPredicate, &insertOp,
-                                          traversal, leaves, 16);
-  if (count == 0 || count > 16)
-    return false;
-  for (size_t i = 0; i < count; ++i)
-    if (!memoptIsMatchingSubset(function, insertOp, leaves[i]))
-      return false;
-  return true;
+  IrIndexList leaves = {NULL, 0, 0};
+  findInReverseUseDefChain(function, operand, matchingSubsetPredicate, &insertOp, traversal,
+                           &leaves);
+  bool matches = leaves.count != 0;
+  for (size_t i = 0; i < leaves.count && matches; ++i)
+    matches = memoptIsMatchingSubset(function, insertOp, leaves.items[i]);
+  memoptIndexListDestroy(&leaves);
+  return matches;
 }
 
 /* One-Shot's areNonConflictingSubsets for extract_slice / insert_slice pairs. */
@@ -420,6 +386,7 @@ typedef struct Analysis {
   IrFunction *function;
   OperandSet reads;
   OperandSet writes;
+  IrIndexList definitions; /* scratch */
 } Analysis;
 
 static void collectAliasingReads(Analysis *analysis, size_t root) {
@@ -465,20 +432,17 @@ static void collectAliasingInPlaceWrites(Analysis *analysis, size_t root) {
  * writes, all assumed to share one buffer. */
 static bool hasReadAfterWriteInterference(Analysis *analysis) {
   IrFunction *function = analysis->function;
-  enum { maxDefinitions = 16 };
-  for (size_t r = 0; r < analysis->reads.count; ++r) {
-    size_t read = analysis->reads.items[r];
+  IrIndexList *definitions = &analysis->definitions;
+  for (size_t r = 0; r < analysis->reads.items.count; ++r) {
+    size_t read = analysis->reads.items.items[r];
     size_t readOp = function->operands[read].op;
-    size_t definitions[maxDefinitions];
-    size_t numDefinitions = findDefinitions(function, read, definitions, maxDefinitions);
-    if (numDefinitions > maxDefinitions)
-      return true; /* too many to check: stay conservative */
-    if (numDefinitions == 0)
-      continue;
-    for (size_t w = 0; w < analysis->writes.count; ++w) {
-      size_t write = analysis->writes.items[w];
+    findDefinitions(function, read, definitions);
+    if (definitions->count == 0)
+      continue; /* nothing defined what is read: nothing to overwrite */
+    for (size_t w = 0; w < analysis->writes.items.count; ++w) {
+      size_t write = analysis->writes.items.items[w];
       size_t writeOp = function->operands[write].op;
-      if (canUseOpDominance(function, read, write, definitions, numDefinitions)) {
+      if (canUseOpDominance(function, read, write, definitions->items, definitions->count)) {
         if (happensBefore(function, readOp, writeOp))
           continue;
         if (read == write)
@@ -494,8 +458,8 @@ static bool hasReadAfterWriteInterference(Analysis *analysis) {
       }
       if (areNonConflictingSubsets(function, read, write))
         continue;
-      for (size_t d = 0; d < numDefinitions; ++d) {
-        size_t definition = definitions[d];
+      for (size_t d = 0; d < definitions->count; ++d) {
+        size_t definition = definitions->items[d];
         size_t defOp = function->values[definition].definingOp;
         if (defOp != MEMOPT_NO_INDEX) {
           if (happensBefore(function, writeOp, defOp))
@@ -601,6 +565,7 @@ static void appendPostOrder(const IrFunction *function, size_t block, size_t *or
 /* One-Shot's equivalenceAnalysis: in-place results with a definite,
  * equivalent operand hold the same buffer as that operand. */
 static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, size_t count) {
+  IrIndexList aliases = {NULL, 0, 0};
   for (size_t i = 0; i < count; ++i) {
     size_t op = postOrder[i];
     MlirOperation operation = function->ops[op].op;
@@ -608,15 +573,14 @@ static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, s
       size_t result = memoptIrResultValue(function, op, (size_t)r);
       if (result == MEMOPT_NO_INDEX || !function->values[result].isTensor)
         continue;
-      size_t aliases[8];
-      size_t numAliases = memoptAliasingOperands(function, op, (size_t)r, aliases, 8);
-      if (numAliases == 0 || numAliases > 8)
+      memoptAliasingOperands(function, op, (size_t)r, &aliases);
+      if (aliases.count == 0)
         continue;
-      size_t first = function->operands[aliases[0]].value;
+      size_t first = function->operands[aliases.items[0]].value;
       bool allEquivalent = true;
       bool merged = false;
-      for (size_t a = 0; a < numAliases; ++a) {
-        const IrOperand *alias = &function->operands[aliases[a]];
+      for (size_t a = 0; a < aliases.count; ++a) {
+        const IrOperand *alias = &function->operands[aliases.items[a]];
         if (alias->semantics.equivalent && alias->inPlace && alias->semantics.definite) {
           equivalenceUnion(function, result, alias->value);
           merged = true;
@@ -631,15 +595,16 @@ static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, s
         equivalenceUnion(function, result, first);
     }
   }
+  memoptIndexListDestroy(&aliases);
 }
 
 void memoptInPlaceAnalysisRun(IrFunction *function) {
   Analysis analysis = {.function = function};
-  analysis.reads.marks = calloc(function->numOperands + 1, sizeof(unsigned));
-  analysis.writes.marks = calloc(function->numOperands + 1, sizeof(unsigned));
-  analysis.reads.size = analysis.writes.size = function->numOperands + 1;
+  size_t slots = function->numOperands + 1;
+  analysis.reads.marks = (IrVisitMarks){calloc(slots, sizeof(unsigned)), slots, 0};
+  analysis.writes.marks = (IrVisitMarks){calloc(slots, sizeof(unsigned)), slots, 0};
   size_t *order = malloc((function->numOps + 1) * sizeof *order);
-  if (!analysis.reads.marks || !analysis.writes.marks || !order)
+  if (!analysis.reads.marks.stamps || !analysis.writes.marks.stamps || !order)
     abort();
 
   /* Operands that must bufferize in place do so before anything else. */
@@ -669,9 +634,10 @@ void memoptInPlaceAnalysisRun(IrFunction *function) {
   }
   equivalenceAnalysis(function, order, count);
 
-  free(analysis.reads.items);
-  free(analysis.reads.marks);
-  free(analysis.writes.items);
-  free(analysis.writes.marks);
+  memoptIndexListDestroy(&analysis.reads.items);
+  free(analysis.reads.marks.stamps);
+  memoptIndexListDestroy(&analysis.writes.items);
+  free(analysis.writes.marks.stamps);
+  memoptIndexListDestroy(&analysis.definitions);
   free(order);
 }

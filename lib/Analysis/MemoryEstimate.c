@@ -79,6 +79,7 @@ struct MemoptMemoryProfile {
   bool *unknownSize;
   size_t peakPosition;
   uint64_t peakAllocatedBytes;
+  uint64_t bookkeepingBytes; /* the deallocation pipeline's alias-check arrays at the end */
   Note *notes;
   size_t numNotes;
   size_t numNotesDropped;
@@ -372,6 +373,8 @@ static uint64_t effectiveAlignment(MlirType type, uint64_t requested) {
 static uint64_t allocatedBytes(const MemoptBufferInfo *info) {
   return (info->bytes + info->alignment - 1) / info->alignment * info->alignment;
 }
+
+static uint64_t roundUp(uint64_t bytes, uint64_t alignment);
 
 /* `alignment` is the one bufferization gives the buffer, 0 for none. */
 static size_t newBuffer(MemoptMemoryProfile *profile, MemoptBufferKind kind, MlirValue value,
@@ -929,6 +932,51 @@ static void computeLastUses(MemoptMemoryProfile *profile) {
   free(blockHasUnknownOrigin);
 }
 
+static uint64_t roundUp(uint64_t bytes, uint64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+/* When the body frees several buffers of which one has an unknown origin,
+ * lower-deallocations checks their aliasing at run time through a helper
+ * that takes five arrays: the N pointers (index) and their N ownership flags
+ * (i1), the M returned pointers (index), and N plus M result flags (i1),
+ * allocated just before the return and freed right after the check. They
+ * are heap, not activations: they count in allocated bytes only. */
+static uint64_t deallocationBookkeeping(const MemoptMemoryProfile *profile) {
+  const IrFunction *ir = &profile->ir;
+  size_t freedAtEnd = 0;
+  bool unknownOriginFreed = false;
+  for (size_t b = 0; b < profile->numBuffers; ++b) {
+    const Buffer *buffer = &profile->buffers[b];
+    if (buffer->block != profile->bodyBlock || buffer->dropped || buffer->info.escapes)
+      continue;
+    ++freedAtEnd;
+    unknownOriginFreed |= buffer->unknownOrigin;
+  }
+  if (!unknownOriginFreed || freedAtEnd < 2)
+    return 0;
+  /* Distinct returned buffers are the retained ones. */
+  size_t retained = 0;
+  const IrBlock *body = &ir->blocks[profile->bodyBlock];
+  size_t terminator = memoptIrBlockOp(ir, profile->bodyBlock, body->numOps - 1);
+  const IrOp *ret = &ir->ops[terminator];
+  for (size_t k = 0; k < ret->numOperands; ++k) {
+    size_t value = ir->operands[ret->firstOperand + k].value;
+    bool seen = value == MEMOPT_NO_INDEX;
+    for (size_t j = 0; j < k && !seen; ++j)
+      seen = ir->operands[ret->firstOperand + j].value == value;
+    retained += !seen;
+  }
+  uint64_t index = 0, flag = 0;
+  memoptTypeGetElementByteSize(mlirIndexTypeGet(mlirOperationGetContext(ir->func)), &index);
+  memoptTypeGetElementByteSize(mlirIntegerTypeGet(mlirOperationGetContext(ir->func), 1), &flag);
+  uint64_t indexAlignment = index > minimumAlignedAllocAlignment ? index : minimumAlignedAllocAlignment;
+  uint64_t flagAlignment = minimumAlignedAllocAlignment;
+  return roundUp(freedAtEnd * index, indexAlignment) + roundUp(freedAtEnd * flag, flagAlignment) +
+         roundUp(retained * index, indexAlignment) + roundUp(freedAtEnd * flag, flagAlignment) +
+         roundUp(retained * flag, flagAlignment);
+}
+
 /* Live bytes of every position of `block`, its nested blocks already done. */
 static void computeBlockStats(MemoptMemoryProfile *profile, size_t block, uint64_t *live,
                               uint64_t *allocated, uint64_t *callee, bool *unknown) {
@@ -982,6 +1030,8 @@ static void computeBlockStats(MemoptMemoryProfile *profile, size_t block, uint64
     }
     uint64_t liveHere = bytes + innerBytes;
     uint64_t allocatedHere = allocatedRunning + innerAllocated;
+    if (block == profile->bodyBlock && p + 1 == numOps)
+      allocatedHere += profile->bookkeepingBytes;
     bool unknownHere = unknownCount > 0 || innerUnknown;
     if (live) {
       live[p] = liveHere;
@@ -1049,6 +1099,7 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   }
   assignBlock(profile, profile->bodyBlock);
   computeLastUses(profile);
+  profile->bookkeepingBytes = deallocationBookkeeping(profile);
 
   profile->blockStats = checkedCalloc(ir->numBlocks, sizeof *profile->blockStats);
   profile->numPositions = ir->blocks[profile->bodyBlock].numOps;
@@ -1232,6 +1283,10 @@ size_t memoptMemoryProfileGetLiveBuffers(const MemoptMemoryProfile *profile, siz
 
 size_t memoptMemoryProfileGetNumNotes(const MemoptMemoryProfile *profile) {
   return profile->numNotes;
+}
+
+size_t memoptMemoryProfileGetNumOmittedNotes(const MemoptMemoryProfile *profile) {
+  return profile->numNotesDropped;
 }
 
 const char *memoptMemoryProfileGetNote(const MemoptMemoryProfile *profile, size_t index,

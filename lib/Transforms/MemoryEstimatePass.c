@@ -74,13 +74,20 @@ static void reportPerOp(const MemoptMemoryProfile *profile) {
   }
 }
 
-static void reportNotes(const MemoptMemoryProfile *profile) {
+static void reportNotes(MlirOperation func, const MemoptMemoryProfile *profile) {
   for (size_t i = 0; i < memoptMemoryProfileGetNumNotes(profile); ++i) {
     MlirOperation op;
     const char *note = memoptMemoryProfileGetNote(profile, i, &op);
     MemoptStringBuffer message = memoptStringBufferCreate();
     memoptStringBufferAppendFormat(&message, "memory estimate: %s", note);
     emit(op, MlirDiagnosticRemark, message.data);
+    memoptStringBufferDestroy(&message);
+  }
+  size_t omitted = memoptMemoryProfileGetNumOmittedNotes(profile);
+  if (omitted) {
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&message, "memory estimate: %zu more notes omitted", omitted);
+    emit(func, MlirDiagnosticRemark, message.data);
     memoptStringBufferDestroy(&message);
   }
 }
@@ -188,6 +195,8 @@ static json_t *describeProfile(MlirOperation func, const MemoptMemoryProfile *pr
     json_array_append_new(notes, note);
   }
   json_object_set_new(object, "notes", notes);
+  json_object_set_new(object, "omitted_notes",
+                      json_integer((json_int_t)memoptMemoryProfileGetNumOmittedNotes(profile)));
   mlirAsmStateDestroy(state);
   mlirOpPrintingFlagsDestroy(flags);
   return object;
@@ -310,7 +319,7 @@ static MlirLogicalResult runMemoryEstimate(MlirOperation func, const MemoptPassO
       json_object_set_new(entry, "error", json_string(memoptStringBufferGet(&error)));
     }
   } else {
-    reportNotes(profile);
+    reportNotes(func, profile);
     if (memoptPassOptionsGetBool(passOptions, "per-op"))
       reportPerOp(profile);
     reportPeak(func, profile);
