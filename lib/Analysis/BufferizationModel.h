@@ -75,6 +75,12 @@ typedef struct IrVisitMarks {
   unsigned current;
 } IrVisitMarks;
 
+/// Returns marks for `size` operands, none marked.
+IrVisitMarks memoptVisitMarksCreate(size_t size);
+
+/// Frees the marks' memory.
+void memoptVisitMarksDestroy(IrVisitMarks *marks);
+
 /// Starts a traversal: every operand is unmarked.
 void memoptVisitMarksReset(IrVisitMarks *marks);
 
@@ -187,6 +193,7 @@ typedef struct IrCalleeSummary {
   uint64_t peakBytes;          /* the callee's own peak, its results included */
   uint64_t peakAllocatedBytes;
   bool peakHasUnknownSize;
+  bool approximate;            /* the callee's own profile has notes */
 } IrCalleeSummary;
 
 /// An indexed copy of one func.func's structure.

@@ -8,68 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growable array of fixed-size elements. */
-typedef struct Array {
-  void **data;
-  size_t *count;
-  size_t capacity;
-  size_t elementSize;
-} Array;
-
-static size_t arrayAppend(Array *array) {
-  if (*array->count == array->capacity) {
-    array->capacity = array->capacity ? 2 * array->capacity : 64;
-    *array->data = realloc(*array->data, array->capacity * array->elementSize);
-    if (!*array->data)
-      abort();
-  }
-  size_t index = (*array->count)++;
-  memset((char *)*array->data + index * array->elementSize, 0, array->elementSize);
-  return index;
-}
-
-void memoptIndexListPush(IrIndexList *list, size_t item) {
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->items = realloc(list->items, list->capacity * sizeof *list->items);
-    if (!list->items)
-      abort();
-  }
-  list->items[list->count++] = item;
-}
-
-void memoptIndexListPushUnique(IrIndexList *list, size_t item) {
-  for (size_t i = 0; i < list->count; ++i)
-    if (list->items[i] == item)
-      return;
-  memoptIndexListPush(list, item);
-}
-
-void memoptIndexListDestroy(IrIndexList *list) {
-  free(list->items);
-  *list = (IrIndexList){NULL, 0, 0};
-}
-
-static IrVisitMarks visitMarksCreate(size_t size) {
-  IrVisitMarks marks = {calloc(size ? size : 1, sizeof(unsigned)), size, 0};
-  if (!marks.stamps)
+/* Makes room for one more element in an array of `count` elements of
+ * `size` bytes with room for `*capacity`; returns the (moved) array. */
+static void *reserveOne(void *array, size_t count, size_t *capacity, size_t size) {
+  if (count < *capacity)
+    return array;
+  *capacity = *capacity ? 2 * *capacity : 64;
+  array = realloc(array, *capacity * size);
+  if (!array)
     abort();
-  return marks;
-}
-
-void memoptVisitMarksReset(IrVisitMarks *marks) {
-  if (++marks->current == 0) {
-    /* The stamp wrapped around: clear the old marks once. */
-    memset(marks->stamps, 0, marks->size * sizeof *marks->stamps);
-    marks->current = 1;
-  }
-}
-
-bool memoptVisitMarksAdd(IrVisitMarks *marks, size_t operand) {
-  if (marks->stamps[operand] == marks->current)
-    return false;
-  marks->stamps[operand] = marks->current;
-  return true;
+  return array;
 }
 
 bool memoptNameIs(MlirStringRef name, const char *literal) {
@@ -81,20 +29,52 @@ static bool isTracked(MlirType type) {
   return mlirTypeIsATensor(type) || mlirTypeIsAMemRef(type) || mlirTypeIsAUnrankedMemRef(type);
 }
 
-/* State of one build. */
+/* State of one build: the capacities of the function's growing arrays. */
 typedef struct Builder {
   IrFunction *function;
-  Array ops, blocks, values, operands;
+  size_t opsCapacity, blocksCapacity, valuesCapacity, operandsCapacity;
   size_t (*resolveCallee)(MlirOperation call, void *userData);
   void *userData;
 } Builder;
+
+static size_t appendOp(Builder *builder) {
+  IrFunction *function = builder->function;
+  function->ops =
+      reserveOne(function->ops, function->numOps, &builder->opsCapacity, sizeof *function->ops);
+  memset(&function->ops[function->numOps], 0, sizeof *function->ops);
+  return function->numOps++;
+}
+
+static size_t appendBlock(Builder *builder) {
+  IrFunction *function = builder->function;
+  function->blocks = reserveOne(function->blocks, function->numBlocks, &builder->blocksCapacity,
+                                sizeof *function->blocks);
+  memset(&function->blocks[function->numBlocks], 0, sizeof *function->blocks);
+  return function->numBlocks++;
+}
+
+static size_t appendValue(Builder *builder) {
+  IrFunction *function = builder->function;
+  function->values = reserveOne(function->values, function->numValues, &builder->valuesCapacity,
+                                sizeof *function->values);
+  memset(&function->values[function->numValues], 0, sizeof *function->values);
+  return function->numValues++;
+}
+
+static size_t appendOperand(Builder *builder) {
+  IrFunction *function = builder->function;
+  function->operands = reserveOne(function->operands, function->numOperands,
+                                  &builder->operandsCapacity, sizeof *function->operands);
+  memset(&function->operands[function->numOperands], 0, sizeof *function->operands);
+  return function->numOperands++;
+}
 
 static size_t addValue(Builder *builder, MlirValue value, size_t definingOp, size_t block,
                        size_t number) {
   MlirType type = mlirValueGetType(value);
   if (!isTracked(type))
     return MEMOPT_NO_INDEX;
-  size_t index = arrayAppend(&builder->values);
+  size_t index = appendValue(builder);
   IrValue *info = &builder->function->values[index];
   info->value = value;
   info->type = type;
@@ -119,7 +99,7 @@ static void visitBlock(Builder *builder, MlirBlock block, size_t blockIndex);
 
 static void visitOp(Builder *builder, MlirOperation op, size_t parent, size_t block) {
   IrFunction *function = builder->function;
-  size_t index = arrayAppend(&builder->ops);
+  size_t index = appendOp(builder);
   IrOp *info = &function->ops[index];
   info->op = op;
   info->name = mlirIdentifierStr(mlirOperationGetName(op));
@@ -142,7 +122,7 @@ static void visitOp(Builder *builder, MlirOperation op, size_t parent, size_t bl
     size_t blocksInRegion = 0;
     for (MlirBlock b = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(b);
          b = mlirBlockGetNextInRegion(b), ++blocksInRegion) {
-      size_t created = arrayAppend(&builder->blocks);
+      size_t created = appendBlock(builder);
       function->blocks[created] = (IrBlock){.block = b, .owner = index, .region = (size_t)r,
                                             .repetitive = repetitive};
     }
@@ -191,7 +171,7 @@ static void indexOperandsAndUses(Builder *builder) {
     function->ops[op].firstOperand = function->numOperands;
     function->ops[op].numOperands = (size_t)count;
     for (intptr_t i = 0; i < count; ++i) {
-      size_t slot = arrayAppend(&builder->operands);
+      size_t slot = appendOperand(builder);
       IrOperand *operand = &function->operands[slot];
       operand->op = op;
       operand->number = (size_t)i;
@@ -234,10 +214,6 @@ void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
                             mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
   Builder builder = {
       .function = function,
-      .ops = {(void **)&function->ops, &function->numOps, 0, sizeof(IrOp)},
-      .blocks = {(void **)&function->blocks, &function->numBlocks, 0, sizeof(IrBlock)},
-      .values = {(void **)&function->values, &function->numValues, 0, sizeof(IrValue)},
-      .operands = {(void **)&function->operands, &function->numOperands, 0, sizeof(IrOperand)},
       .resolveCallee = resolveCallee,
       .userData = userData,
   };
@@ -245,7 +221,7 @@ void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
   size_t firstBodyBlock = function->numBlocks;
   for (MlirBlock b = mlirRegionGetFirstBlock(body); !mlirBlockIsNull(b);
        b = mlirBlockGetNextInRegion(b)) {
-    size_t created = arrayAppend(&builder.blocks);
+    size_t created = appendBlock(&builder);
     function->blocks[created] = (IrBlock){.block = b, .owner = MEMOPT_NO_INDEX};
   }
   size_t endBodyBlock = function->numBlocks;
@@ -255,8 +231,8 @@ void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
     visitBlock(&builder, function->blocks[b].block, b);
   indexBlockOps(function);
   indexOperandsAndUses(&builder);
-  function->readMarks = visitMarksCreate(function->numOperands);
-  function->chainMarks = visitMarksCreate(function->numOperands);
+  function->readMarks = memoptVisitMarksCreate(function->numOperands);
+  function->chainMarks = memoptVisitMarksCreate(function->numOperands);
 }
 
 void memoptIrFunctionDestroy(IrFunction *function) {
@@ -266,8 +242,8 @@ void memoptIrFunctionDestroy(IrFunction *function) {
   free(function->values);
   free(function->operands);
   free(function->uses);
-  free(function->readMarks.stamps);
-  free(function->chainMarks.stamps);
+  memoptVisitMarksDestroy(&function->readMarks);
+  memoptVisitMarksDestroy(&function->chainMarks);
   memoptPointerMapDestroy(&function->opIndex);
   memoptPointerMapDestroy(&function->valueIndex);
   memset(function, 0, sizeof *function);

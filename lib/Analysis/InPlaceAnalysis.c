@@ -600,11 +600,10 @@ static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, s
 
 void memoptInPlaceAnalysisRun(IrFunction *function) {
   Analysis analysis = {.function = function};
-  size_t slots = function->numOperands + 1;
-  analysis.reads.marks = (IrVisitMarks){calloc(slots, sizeof(unsigned)), slots, 0};
-  analysis.writes.marks = (IrVisitMarks){calloc(slots, sizeof(unsigned)), slots, 0};
+  analysis.reads.marks = memoptVisitMarksCreate(function->numOperands);
+  analysis.writes.marks = memoptVisitMarksCreate(function->numOperands);
   size_t *order = malloc((function->numOps + 1) * sizeof *order);
-  if (!analysis.reads.marks.stamps || !analysis.writes.marks.stamps || !order)
+  if (!order)
     abort();
 
   /* Operands that must bufferize in place do so before anything else. */
@@ -635,9 +634,9 @@ void memoptInPlaceAnalysisRun(IrFunction *function) {
   equivalenceAnalysis(function, order, count);
 
   memoptIndexListDestroy(&analysis.reads.items);
-  free(analysis.reads.marks.stamps);
+  memoptVisitMarksDestroy(&analysis.reads.marks);
   memoptIndexListDestroy(&analysis.writes.items);
-  free(analysis.writes.marks.stamps);
+  memoptVisitMarksDestroy(&analysis.writes.marks);
   memoptIndexListDestroy(&analysis.definitions);
   free(order);
 }

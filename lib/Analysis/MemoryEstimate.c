@@ -263,6 +263,7 @@ static IrCalleeSummary summarize(MemoptMemoryProfile *profile) {
   summary.peakHasUnknownSize = false;
   for (size_t p = 0; p < profile->numPositions; ++p)
     summary.peakHasUnknownSize |= profile->unknownSize[p];
+  summary.approximate = profile->numNotes || profile->numNotesDropped;
   return summary;
 }
 
@@ -341,6 +342,9 @@ static size_t resolveCallee(MlirOperation call, void *userData) {
     context->entries[entry].state = CalleeDone;
     summary = summaryCopy(&context->entries[entry].summary);
   }
+  if (summary.approximate)
+    addNote(profile, call,
+            "the callee's own profile is an approximation (see the remarks on the callee)");
   if (profile->numCallees % 8 == 0) {
     profile->callees =
         realloc(profile->callees, (profile->numCallees + 8) * sizeof *profile->callees);
