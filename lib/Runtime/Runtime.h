@@ -18,6 +18,9 @@
  *
  * Output lines all start with "memopt-rt: " and are key=value records, one
  * per line, flushed at once; memopt-run parses them (python-free-docs/harness.md).
+ * Loading the library makes standard output line-buffered, so that what a
+ * program prints before it aborts (a failed cf.assert) is not lost when
+ * standard output is a file.
  *
  * This library is dlopen'ed into an uninstrumented mlir-runner, so it is
  * always built without sanitizers. */

@@ -3,6 +3,7 @@
 #ifndef MEMOPT_TRANSFORMS_PASSLIST_H
 #define MEMOPT_TRANSFORMS_PASSLIST_H
 
+#include "Conversion/Conversion.h" /* memoptChunkToScfPass */
 #include "Transforms/Passes.h"
 
 /// memory-estimate (MemoryEstimatePass.c).

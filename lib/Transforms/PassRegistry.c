@@ -7,9 +7,10 @@
 #include <string.h>
 
 static const MemoptPassInfo *const passes[] = {
+    &memoptChunkToScfPass,
     &memoptMemoryEstimatePass,
-    &memoptPrintDimensionFlowPass,
     &memoptVerifyPass,
+    &memoptPrintDimensionFlowPass,
 };
 
 extern const struct {

@@ -28,6 +28,7 @@ typedef struct HarnessOptions {
   long long dim;            /* size of every dynamic dimension; -1 when not given */
   double tolerance;         /* relative, on sum and abs_sum */
   bool compare;
+  bool fillElided;
   bool printOutputs;
   bool help;
 } HarnessOptions;
@@ -115,6 +116,25 @@ char *harnessWrapperInsert(MlirModule module, const HarnessEntry *entry,
 /// Returns the deterministic value of element `linearIndex` of argument
 /// `argument` under `seed`, as the wrapper computes it for float arguments.
 double harnessFloatInputValue(long long seed, size_t argument, int64_t linearIndex);
+
+/// Returns the deterministic value of element `linearIndex` of argument
+/// `argument` under `seed`, as the wrapper computes it for integer arguments
+/// (`modulus` 16, or 2 for i1).
+long long harnessIntegerInputValue(long long seed, size_t argument, int64_t linearIndex,
+                                   long long modulus);
+
+/*===------------------------------------------------------------------===*
+ * Constants without data (ElidedConstants.c)
+ *===------------------------------------------------------------------===*/
+
+/// Finds the constants of `module` whose data was elided
+/// (dense_resource<__elided__>). Without `fill`, emits an error at each and
+/// returns false with `error` when there is any. With `fill`, gives each the
+/// generated values of the input formulas (argument number 1000 + k for the
+/// k-th), sets `*filled` to their number, and returns false with `error` (and
+/// an error at the constant) when an element type cannot be generated.
+bool harnessElidedConstantsResolve(MlirModule module, bool fill, long long seed, size_t *filled,
+                                   MemoptStringBuffer *error);
 
 /*===------------------------------------------------------------------===*
  * Lowering (Lowering.c)

@@ -26,6 +26,8 @@ static const OptionInfo optionTable[] = {
     {"against", StringOption, "FILE", "with --compare: the candidate is FILE instead of the model"},
     {"tolerance", NumberOption, "REL",
      "relative tolerance on sum and abs_sum for --compare (default 1e-5; 0: bit-identical only)"},
+    {"fill-elided", FlagOption, NULL,
+     "give constants whose data was elided (dense_resource<__elided__>) generated values"},
     {"keep", StringOption, "DIR", "write the intermediate files to DIR and keep them"},
     {"print-outputs", FlagOption, NULL, "print the values of every result"},
     {"help", FlagOption, NULL, "show this help"},
@@ -120,6 +122,8 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
 static void setFlag(HarnessOptions *options, const OptionInfo *option) {
   if (strcmp(option->name, "compare") == 0)
     options->compare = true;
+  else if (strcmp(option->name, "fill-elided") == 0)
+    options->fillElided = true;
   else if (strcmp(option->name, "print-outputs") == 0)
     options->printOutputs = true;
   else

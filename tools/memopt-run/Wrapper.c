@@ -25,8 +25,8 @@
  *   float element l of argument a: 0.5 * sin(0.7 * l + 0.37 * a + 1.3 * seed + 0.1)
  *   integer element l of argument a: (7 * l + 3 * a + 5 * seed) mod 16 (mod 2 for i1)
  * Bounded, deterministic, different across arguments and seeds, and the
- * integers stay valid as small indices such as token ids. */
-/* Float constants print as %.17e: 17 digits round-trip a double, and MLIR's
+ * integers stay valid as small indices such as token ids.
+ * Float constants print as %.17e: 17 digits round-trip a double, and MLIR's
  * float literals need the '.' that this format always has. */
 static const double FloatAmplitude = 0.5;
 static const double FloatFrequency = 0.7;
@@ -47,6 +47,11 @@ static long long integerModulus(HarnessElement element) {
 /* (3 * a + 5 * seed) mod m, computed without overflow. */
 static long long integerOffset(long long seed, size_t argument, long long modulus) {
   return (3 * ((long long)argument % modulus) + 5 * (seed % modulus)) % modulus;
+}
+
+long long harnessIntegerInputValue(long long seed, size_t argument, int64_t linearIndex,
+                                   long long modulus) {
+  return (7 * (linearIndex % modulus) + integerOffset(seed, argument, modulus)) % modulus;
 }
 
 /* The element type memopt_rt receives: index travels as i64. */
@@ -167,8 +172,7 @@ static void appendInput(MemoptStringBuffer *out, const HarnessValueType *value, 
                                        argument, argument, e);
       }
     } else {
-      long long modulus = integerModulus(value->element);
-      long long v = integerOffset(spec->seed, argument, modulus);
+      long long v = harnessIntegerInputValue(spec->seed, argument, 0, integerModulus(value->element));
       if (value->element == HarnessI1)
         memoptStringBufferAppendFormat(out, "    %%arg%zu = arith.constant %s\n", argument,
                                        v ? "true" : "false");

@@ -32,8 +32,10 @@ typedef struct Variant {
   const char *pipeline;  /* NULL: the model as it is */
   char *entryName;
   char *signature;       /* the entry's function type, to check both variants share inputs */
-  HarnessValueType *results; /* owned copies of spellings only (see copyResults) */
+  HarnessValueType *results; /* owned copies of spellings only (see rememberEntry) */
   size_t resultCount;
+  char *llvmPath;            /* the lowered module */
+  char *wrapperName;         /* the function mlir-runner starts */
   HarnessMeasurement measurement;
 } Variant;
 
@@ -97,10 +99,10 @@ static void dropCrashReport(MemoptStringBuffer *text) {
   }
 }
 
-/* Runs memopt-opt with the variant's pipeline; the transformed model goes to
- * `outputPath`. memopt-opt's own diagnostics are passed on. */
-static bool applyPipeline(Harness *harness, const Variant *variant, const char *outputPath,
-                          MemoptStringBuffer *error) {
+/* Runs memopt-opt with the variant's pipeline on `inputPath`; the transformed
+ * model goes to `outputPath`. memopt-opt's own diagnostics are passed on. */
+static bool applyPipeline(Harness *harness, const Variant *variant, const char *inputPath,
+                          const char *outputPath, MemoptStringBuffer *error) {
   char *tool = NULL, *stdoutPath = NULL, *stderrPath = NULL;
   MemoptStringBuffer name = memoptStringBufferCreate();
   MemoptStringBuffer pipelineFlag = memoptStringBufferCreate();
@@ -112,8 +114,7 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
   memoptStringBufferAppendFormat(&name, "%s.memopt-opt.stderr", variant->label);
   stderrPath = harnessWorkDirFile(&harness->workDir, name.data);
   memoptStringBufferAppendFormat(&pipelineFlag, "--pass-pipeline=%s", variant->pipeline);
-  char *argv[] = {tool, pipelineFlag.data, (char *)variant->modelPath, "-o", (char *)outputPath,
-                  NULL};
+  char *argv[] = {tool, pipelineFlag.data, (char *)inputPath, "-o", (char *)outputPath, NULL};
   HarnessExit exit;
   bool ok = harnessRunProcess(argv, NULL, stdoutPath, stderrPath, &exit, error);
   if (ok) {
@@ -137,8 +138,8 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
 }
 
 /* Runs the lowered program under mlir-runner and reads memopt_rt's report. */
-static bool execute(Harness *harness, Variant *variant, const char *llvmPath,
-                    const char *wrapperName, MemoptStringBuffer *error) {
+static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
+  const char *llvmPath = variant->llvmPath, *wrapperName = variant->wrapperName;
   MemoptStringBuffer name = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&name, "%s.stdout", variant->label);
   char *stdoutPath = harnessWorkDirFile(&harness->workDir, name.data);
@@ -233,6 +234,8 @@ static void destroyVariant(Variant *variant) {
   free(variant->results);
   free(variant->entryName);
   free(variant->signature);
+  free(variant->llvmPath);
+  free(variant->wrapperName);
   harnessMeasurementDestroy(&variant->measurement);
 }
 
@@ -287,34 +290,81 @@ done:
   return ok;
 }
 
-/* Takes one variant from its model file to a measurement. */
-static bool runVariant(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
-  MemoptStringBuffer source = memoptStringBufferCreate();
+/* Gives generated values to constants whose data was elided, when the model
+ * has any: with --fill-elided the filled model replaces `*source`, is written
+ * to `filledPath` (for memopt-opt and for diagnostics) and `*replaced` is
+ * set; without, they are an error. */
+static bool resolveElidedConstants(Harness *harness, const char *sourceName,
+                                   MemoptStringBuffer *source, const char *filledPath,
+                                   bool *replaced, MemoptStringBuffer *error) {
+  *replaced = false;
+  /* Parsing a large model twice is not free: only when the marker is there. */
+  if (!strstr(memoptStringBufferGet(source), "dense_resource<__elided__>"))
+    return true;
+  MemoptDiagnosticLog log;
+  memoptDiagnosticLogAttach(&log, harness->context, sourceName);
+  MlirModule module = memoptParseModule(harness->context, memoptStringBufferGet(source), sourceName);
+  size_t filled = 0;
+  bool ok = !mlirModuleIsNull(module);
+  if (!ok)
+    memoptStringBufferAppendFormat(error, "cannot parse '%s'", sourceName);
+  else
+    ok = harnessElidedConstantsResolve(module, harness->options.fillElided, harness->options.seed,
+                                       &filled, error);
+  memoptDiagnosticLogDetach(&log);
+  printDiagnostics(&log, sourceName, memoptStringBufferGet(source));
+  memoptDiagnosticLogDestroy(&log);
+  if (ok && filled) {
+    ok = harnessWriteOperation(mlirModuleGetOperation(module), filledPath, error);
+    memoptStringBufferClear(source);
+    ok = ok && memoptFileRead(filledPath, source, error);
+    *replaced = ok;
+  }
+  if (!mlirModuleIsNull(module))
+    mlirModuleDestroy(module);
+  return ok;
+}
+
+/* Returns the path of the variant's intermediate file `suffix` (caller frees). */
+static char *variantFile(const Harness *harness, const Variant *variant, const char *suffix) {
   MemoptStringBuffer name = memoptStringBufferCreate();
-  char *transformedPath = NULL, *llvmPath = NULL, *wrapperName = NULL;
+  memoptStringBufferAppendFormat(&name, "%s.%s", variant->label, suffix);
+  char *path = harnessWorkDirFile(&harness->workDir, name.data);
+  memoptStringBufferDestroy(&name);
+  return path;
+}
+
+/* Takes one variant from its model file to a lowered module in
+ * `variant->llvmPath`, ready to execute. */
+static bool prepareVariant(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
+  MemoptStringBuffer source = memoptStringBufferCreate();
+  char *filledPath = variantFile(harness, variant, "filled.mlir");
+  char *transformedPath = variantFile(harness, variant, "transformed.mlir");
+  variant->llvmPath = variantFile(harness, variant, "llvm.mlir");
+  /* The file the current `source` comes from: the model, the model with its
+   * elided constants filled, then the model after the pipeline. */
   const char *sourceName = variant->modelPath;
-  bool ok = memoptFileRead(variant->modelPath, &source, error);
+  bool filled = false;
+  bool ok = memoptFileRead(variant->modelPath, &source, error) &&
+            resolveElidedConstants(harness, sourceName, &source, filledPath, &filled, error);
+  if (ok && filled)
+    sourceName = filledPath;
   if (ok && variant->pipeline) {
-    memoptStringBufferAppendFormat(&name, "%s.transformed.mlir", variant->label);
-    transformedPath = harnessWorkDirFile(&harness->workDir, name.data);
     memoptStringBufferClear(&source);
-    ok = applyPipeline(harness, variant, transformedPath, error) &&
+    ok = applyPipeline(harness, variant, sourceName, transformedPath, error) &&
          memoptFileRead(transformedPath, &source, error);
     sourceName = transformedPath;
   }
   if (ok) {
-    memoptStringBufferClear(&name);
-    memoptStringBufferAppendFormat(&name, "%s.llvm.mlir", variant->label);
-    llvmPath = harnessWorkDirFile(&harness->workDir, name.data);
-    ok = prepare(harness, variant, sourceName, memoptStringBufferGet(&source), llvmPath,
-                 &wrapperName, error) &&
-         execute(harness, variant, llvmPath, wrapperName, error);
+    ok = prepare(harness, variant, sourceName, memoptStringBufferGet(&source), variant->llvmPath,
+                 &variant->wrapperName, error);
+    if (!ok && variant->pipeline && !harness->workDir.keep)
+      memoptStringBufferAppendCString(error, " (the model as --pipeline left it; --keep=DIR "
+                                             "keeps it for a look)");
   }
   memoptStringBufferDestroy(&source);
-  memoptStringBufferDestroy(&name);
+  free(filledPath);
   free(transformedPath);
-  free(llvmPath);
-  free(wrapperName);
   return ok;
 }
 
@@ -456,24 +506,27 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
 static int runHarness(Harness *harness) {
   const HarnessOptions *options = &harness->options;
   MemoptStringBuffer error = memoptStringBufferCreate();
-  Variant baseline = {"baseline", options->modelPath, NULL, NULL, NULL, NULL, 0, {0}};
-  Variant candidate = {"candidate", options->againstPath ? options->againstPath : options->modelPath,
-                       options->pipeline, NULL, NULL, NULL, 0, {0}};
+  Variant baseline = {.label = "baseline", .modelPath = options->modelPath};
+  Variant candidate = {.label = "candidate",
+                       .modelPath = options->againstPath ? options->againstPath : options->modelPath,
+                       .pipeline = options->pipeline};
   int status = 1;
   if (!options->compare) {
     Variant *only = options->pipeline ? &candidate : &baseline;
-    if (runVariant(harness, only, &error)) {
+    if (prepareVariant(harness, only, &error) && execute(harness, only, &error)) {
       printSingle(harness, only);
       status = 0;
     }
-  } else if (runVariant(harness, &baseline, &error) && runVariant(harness, &candidate, &error)) {
+  } else if (prepareVariant(harness, &baseline, &error) &&
+             prepareVariant(harness, &candidate, &error)) {
+    /* Checked before anything runs: a mismatch is known from the IR. */
     if (strcmp(baseline.signature, candidate.signature) != 0)
       memoptStringBufferAppendFormat(&error,
                                      "the candidate's entry @%s has type %s, the baseline's @%s has "
                                      "%s: they cannot run on the same inputs",
                                      candidate.entryName, candidate.signature, baseline.entryName,
                                      baseline.signature);
-    else
+    else if (execute(harness, &baseline, &error) && execute(harness, &candidate, &error))
       status = printComparison(harness, &baseline, &candidate) ? 0 : 1;
   }
   if (error.length)
