@@ -5,11 +5,25 @@
  * pipeline of ARCHITECTURE.md (one-shot-bufferize with
  * bufferize-function-boundaries, buffer-deallocation-pipeline,
  * optimize-allocation-liveness): which buffers exist, where each is allocated
- * and freed, and the live bytes at every op of the body. The model is
- * documented in python-free-docs/analysis.md.
+ * and freed, and the live bytes at every op of the body.
  *
- * Analyses read the IR and never change it; they never run passes. Errors are
- * returned, never printed. */
+ * Positions are the ops of the function body in order, terminator included;
+ * an op with regions is one position that includes the peak of its own
+ * temporaries, a call one that includes the callee's peak. Live bytes are
+ * payload bytes (elements times element size); allocated bytes are what the
+ * lowered program asks aligned_alloc for (each size rounded up to its
+ * alignment, as finalize-memref-to-llvm{use-aligned-alloc} and memopt-run
+ * do). Buffers of dynamic shape count 0 bytes and flag the positions where
+ * they are live.
+ *
+ * Analyzing callees reads other functions: only do it where no other thread
+ * may be changing them (a function pass only with threading off). Without
+ * it, a call is taken to read and write its tensor arguments and to allocate
+ * its results, and a note says so.
+ *
+ * The model and its correspondence to the upstream passes are documented in
+ * python-free-docs/analysis.md. Analyses read the IR and never change it;
+ * they never run passes. Errors are returned, never printed. */
 #ifndef MEMOPT_ANALYSIS_ANALYSIS_H
 #define MEMOPT_ANALYSIS_ANALYSIS_H
 
@@ -29,24 +43,17 @@ extern "C" {
  * Type sizes
  *===------------------------------------------------------------------===*/
 
-/// Returns the bytes one element of `elementType` occupies in a buffer once
-/// lowered to LLVM on x86-64 (i1 takes a byte, index 8 bytes, complex<T> two
-/// T); false when the type has no known buffer layout.
+/// Returns in `bytes` the size of one element of `elementType` in a lowered x86-64 buffer; false when unknown.
 bool memoptTypeGetElementByteSize(MlirType elementType, uint64_t *bytes);
 
-/// Returns the bytes of a statically shaped tensor or memref type in `bytes`;
-/// false when the shape is dynamic or unranked, the element type has no
-/// known size, or the size overflows 64 bits.
+/// Returns in `bytes` the size of a static tensor or memref type; false when dynamic, unranked or unknown.
 bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes);
 
 /*===------------------------------------------------------------------===*
  * Memory profile of a function
  *===------------------------------------------------------------------===*/
 
-/// The activation-memory profile of one func.func (opaque). Positions are the
-/// ops of the function body in order; an op with regions is one position that
-/// includes the peak of its own temporaries, a call one that includes the
-/// callee's peak.
+/// The activation-memory profile of one func.func (opaque).
 typedef struct MemoptMemoryProfile MemoptMemoryProfile;
 
 /// Why a buffer exists.
@@ -75,15 +82,7 @@ typedef struct MemoptBufferInfo {
   bool escapes;           /* returned: still live when the function returns */
 } MemoptBufferInfo;
 
-/// Computes the profile of `func`, a func.func with a body. With
-/// `analyzeCallees`, the callees of its func.call ops (found in the enclosing
-/// symbol tables) are analyzed too: what they do to their arguments decides
-/// copies in `func`, and their peak counts at the call. That reads other
-/// functions, so no other thread may be changing them (a function pass must
-/// not, unless threading is off). Without it, a call is assumed to read and
-/// write its tensor arguments and to allocate its results, and a note says
-/// so. Returns NULL and fills `error` when `func` cannot be analyzed. The
-/// caller destroys the result.
+/// Computes the profile of `func` (a func.func with a body), its callees too if `analyzeCallees`; NULL and `error` on failure.
 MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, bool analyzeCallees,
                                                MemoptStringBuffer *error);
 
@@ -99,24 +98,18 @@ size_t memoptMemoryProfileGetNumPositions(const MemoptMemoryProfile *profile);
 /// Returns the op at `position`.
 MlirOperation memoptMemoryProfileGetPositionOp(const MemoptMemoryProfile *profile, size_t position);
 
-/// Finds the position of `op`, a top-level op of the body or an op nested in
-/// one (which maps to its top-level ancestor); false when `op` is not in the function.
+/// Finds the position of `op` or of its top-level ancestor; false when `op` is not in the function.
 bool memoptMemoryProfileLookupPosition(const MemoptMemoryProfile *profile, MlirOperation op,
                                        size_t *position);
 
-/// Returns the payload bytes live while the op at `position` runs (buffers of
-/// unknown size count as 0; see memoptMemoryProfileHasUnknownSize).
+/// Returns the payload bytes live while the op at `position` runs.
 uint64_t memoptMemoryProfileGetLiveBytes(const MemoptMemoryProfile *profile, size_t position);
 
-/// Returns the heap bytes the lowered program holds at `position` when it
-/// allocates through aligned_alloc (finalize-memref-to-llvm with
-/// use-aligned-alloc, as memopt-run lowers): each live buffer's size rounded
-/// up to its alignment.
+/// Returns the heap bytes (aligned sizes, deallocation bookkeeping included) held at `position`.
 uint64_t memoptMemoryProfileGetAllocatedBytes(const MemoptMemoryProfile *profile,
                                               size_t position);
 
-/// Returns true when a buffer of dynamic size is live at `position`, so the
-/// live bytes there are a lower bound.
+/// Returns true when a buffer of dynamic size is live at `position` (its bytes are then a lower bound).
 bool memoptMemoryProfileHasUnknownSize(const MemoptMemoryProfile *profile, size_t position);
 
 /// Returns the position with the most live bytes (the first of equals).
@@ -125,8 +118,7 @@ size_t memoptMemoryProfileGetPeakPosition(const MemoptMemoryProfile *profile);
 /// Returns the live bytes at the peak position.
 uint64_t memoptMemoryProfileGetPeakBytes(const MemoptMemoryProfile *profile);
 
-/// Returns the largest allocated bytes over all positions (the heap peak of
-/// the lowered program; it may sit at another position than the live-byte peak).
+/// Returns the largest allocated bytes over all positions (the heap peak of the lowered program).
 uint64_t memoptMemoryProfileGetPeakAllocatedBytes(const MemoptMemoryProfile *profile);
 
 /// Returns the number of buffers of the function, nested ones included.
@@ -135,30 +127,24 @@ size_t memoptMemoryProfileGetNumBuffers(const MemoptMemoryProfile *profile);
 /// Returns buffer number `index`.
 MemoptBufferInfo memoptMemoryProfileGetBuffer(const MemoptMemoryProfile *profile, size_t index);
 
-/// Finds the buffer a tensor or memref value of the function lives in; false
-/// for values that hold no activation (arguments, constants, scalars).
+/// Finds the buffer a tensor or memref value lives in; false for arguments, constants and scalars.
 bool memoptMemoryProfileLookupBuffer(const MemoptMemoryProfile *profile, MlirValue value,
                                      size_t *buffer);
 
-/// Writes to `buffers` (up to `capacity` entries) the indices of the buffers
-/// live at `position` (for a region op: those live across it plus its own at
-/// their peak) and returns how many there are.
+/// Writes up to `capacity` indices of the buffers live at `position` (a region op's at their peak) and returns their count.
 size_t memoptMemoryProfileGetLiveBuffers(const MemoptMemoryProfile *profile, size_t position,
                                          size_t *buffers, size_t capacity);
 
-/// Returns the bytes at `position` that belong to callees (their peak while
-/// the call runs); these have no buffer in this profile.
+/// Returns the bytes at `position` that are a callee's own peak (no buffer of this profile holds them).
 uint64_t memoptMemoryProfileGetCalleeBytes(const MemoptMemoryProfile *profile, size_t position);
 
-/// Returns the number of notes: places where the IR leaves the model (unknown
-/// ops, unknown callees, ...) and the profile is an approximation.
+/// Returns the number of notes: places where the IR leaves the model and the profile is approximate.
 size_t memoptMemoryProfileGetNumNotes(const MemoptMemoryProfile *profile);
 
-/// Returns how many notes were left out once the profile held its maximum
-/// (a model full of unknown ops would otherwise note every op).
+/// Returns how many notes were left out once the profile held its maximum number of them.
 size_t memoptMemoryProfileGetNumOmittedNotes(const MemoptMemoryProfile *profile);
 
-/// Returns note number `index`: the op it is about and a message owned by the profile.
+/// Returns note number `index`: the op it is about (in `op`) and a message owned by the profile.
 const char *memoptMemoryProfileGetNote(const MemoptMemoryProfile *profile, size_t index,
                                        MlirOperation *op);
 

@@ -67,8 +67,7 @@ void memoptIndexListPushUnique(IrIndexList *list, size_t item);
 /// Frees the list's memory and leaves it empty.
 void memoptIndexListDestroy(IrIndexList *list);
 
-/// Marks for one traversal over the operands of a function: a slot is
-/// marked when it holds the current stamp, so starting a traversal is O(1).
+/// Per-operand marks of one traversal; a slot holding the current stamp is marked (reset is O(1)).
 typedef struct IrVisitMarks {
   unsigned *stamps; /* per operand */
   size_t size;
@@ -219,10 +218,7 @@ typedef struct IrFunction {
   bool hasUnstructuredControlFlow; /* some region has several blocks */
 } IrFunction;
 
-/// Indexes the ops, blocks and values of `func` (a func.func with a body).
-/// `resolveCallee` maps each func.call to an index into `callees` (or
-/// MEMOPT_NO_INDEX); it is called once per call op. The caller frees the
-/// result with memoptIrFunctionDestroy.
+/// Indexes `func` into `function` (freed with memoptIrFunctionDestroy); `resolveCallee` numbers each func.call's callee.
 void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
                            size_t (*resolveCallee)(MlirOperation call, void *userData),
                            void *userData, const IrCalleeSummary *callees);
@@ -239,8 +235,7 @@ size_t memoptIrFunctionLookupOp(const IrFunction *function, MlirOperation op);
 /// Returns the op at `position` of `block`.
 size_t memoptIrBlockOp(const IrFunction *function, size_t block, size_t position);
 
-/// Returns the ancestor of `op` (or `op` itself) whose block is `block`, or
-/// MEMOPT_NO_INDEX when `op` is not nested in `block`.
+/// Returns `op` or its ancestor in `block`, or MEMOPT_NO_INDEX when `op` is not nested in `block`.
 size_t memoptIrAncestorInBlock(const IrFunction *function, size_t op, size_t block);
 
 /// Returns the IrValue of result `number` of `op`, or MEMOPT_NO_INDEX.
@@ -259,25 +254,20 @@ void memoptBufferizationSemanticsCompute(IrFunction *function);
 /// Returns true when result `number` of `op` is a new buffer.
 bool memoptResultIsAllocation(const IrFunction *function, size_t op, size_t number);
 
-/// Returns true when `value` defines the contents of its buffer (a write, in
-/// One-Shot's terms); tensor.empty and friends do not.
+/// Returns true when `value` defines its buffer's contents (One-Shot's memory write; tensor.empty does not).
 bool memoptValueIsDefinition(const IrFunction *function, size_t value);
 
-/// Returns true when bufferization may write into the buffer of `value`
-/// (constants and to_tensor results without `writable` are read-only).
+/// Returns true when bufferization may write into `value`'s buffer (not a constant, read-only argument, ...).
 bool memoptValueIsWritable(const IrFunction *function, size_t value);
 
-/// Returns true when `op` accesses the two operands element by element at
-/// the same index, so reading one while writing the other in place is safe.
+/// Returns true when `op` reads and writes the two operands at the same index only (elementwise access).
 bool memoptOpIsElementwiseFor(const IrFunction *function, size_t op, size_t operandA,
                               size_t operandB);
 
-/// Returns true when `operand` of an insert_slice-like op inserts exactly the
-/// slice that `value` was extracted from (One-Shot's matching subsets).
+/// Returns true when insert_slice `insertOp` writes back exactly the slice `value` was extracted from.
 bool memoptIsMatchingSubset(const IrFunction *function, size_t insertOp, size_t value);
 
-/// Fills `out` (emptied first) with the operands of result `number` of `op`
-/// that alias it.
+/// Fills `out` (emptied first) with the operands that alias result `number` of `op`.
 void memoptAliasingOperands(const IrFunction *function, size_t op, size_t number,
                             IrIndexList *out);
 
@@ -300,42 +290,32 @@ typedef struct IrLayout {
 /// Returns the row-major layout of a new buffer of `shapedType`.
 IrLayout memoptLayoutIdentity(MlirType shapedType);
 
-/// Returns a layout of `rank` dimensions with every stride dynamic (a
-/// function argument under bufferize-function-boundaries).
+/// Returns a layout of `rank` dimensions with all strides dynamic (a function argument's).
 IrLayout memoptLayoutDynamic(size_t rank);
 
 /// Returns the layout of a memref type.
 IrLayout memoptLayoutOfMemRefType(MlirType memrefType);
 
-/// Returns the layout of the slice `op` (tensor.extract_slice or
-/// memref.subview) takes of a buffer with layout `source`.
+/// Returns the layout of the slice (extract_slice, subview) `op` takes of a buffer with `source`.
 IrLayout memoptLayoutOfSlice(IrLayout source, MlirOperation op);
 
 /// Returns the layout of expand_shape `op` applied to a buffer with `source`.
 IrLayout memoptLayoutOfExpand(IrLayout source, MlirOperation op);
 
-/// Returns the layout of collapse_shape `op` applied to a buffer with
-/// `source`; `collapsible` tells whether memref.collapse_shape can view the
-/// buffer (else bufferization copies it first).
+/// Returns the layout after collapse_shape `op`; `collapsible` is false when bufferization must copy first.
 IrLayout memoptLayoutOfCollapse(IrLayout source, MlirOperation op, bool *collapsible);
 
-/// Returns true when a buffer with `layout` can be cast to `memrefType`
-/// without a runtime check (every stride and the offset of the target is
-/// dynamic or equals the source's static one), as bufferization's
-/// castOrReallocMemRefValue requires before it casts rather than copies.
+/// Returns true when `layout` casts to `memrefType` without a run-time check (else castOrReallocMemRefValue copies).
 bool memoptLayoutCastsTo(IrLayout layout, MlirType memrefType);
 
-/// Returns true when `layout` is the identity layout of a fresh buffer of
-/// `shapedType` (strides that merely equal row-major ones do not count, as
-/// for memref types).
+/// Returns true when `layout` is a fresh buffer's identity layout (row-major strides alone do not count).
 bool memoptLayoutIsIdentity(IrLayout layout, MlirType shapedType);
 
 /*===------------------------------------------------------------------===*
  * In-place analysis
  *===------------------------------------------------------------------===*/
 
-/// Decides, as One-Shot Analysis does, which tensor operands bufferize in
-/// place (IrOperand.inPlace) and builds the alias and equivalence sets.
+/// Decides like One-Shot Analysis which tensor operands bufferize in place, building alias and equivalence sets.
 void memoptInPlaceAnalysisRun(IrFunction *function);
 
 /// Returns the representative of the alias set of `value`.
@@ -347,8 +327,7 @@ size_t memoptEquivalenceLeader(IrFunction *function, size_t value);
 /// Returns true when the buffer of `value` is read by some use (through views).
 bool memoptValueIsRead(const IrFunction *function, size_t value);
 
-/// Returns true when no write defines the contents `operand` reads (its value
-/// comes from tensor.empty, possibly through views).
+/// Returns true when no write defines what `operand` reads (it comes from tensor.empty, maybe through views).
 bool memoptOperandHasUndefinedContents(IrFunction *function, size_t operand);
 
 /// Returns true when some in-place write of the alias set of `value` exists.
