@@ -154,6 +154,17 @@ static json_t *describeProfile(MlirOperation func, const MemoptMemoryProfile *pr
     json_object_set_new(position, "callee_bytes", jsonBytes(memoptMemoryProfileGetCalleeBytes(profile, p)));
     json_object_set_new(position, "unknown_size",
                         json_boolean(memoptMemoryProfileHasUnknownSize(profile, p)));
+    /* The buffer each result lives in (null: an argument, a constant, a scalar). */
+    MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
+    json_t *results = json_array();
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+      size_t buffer;
+      if (memoptMemoryProfileLookupBuffer(profile, mlirOperationGetResult(op, r), &buffer))
+        json_array_append_new(results, json_integer((json_int_t)buffer));
+      else
+        json_array_append_new(results, json_null());
+    }
+    json_object_set_new(position, "result_buffers", results);
     json_array_append_new(positions, position);
   }
 
@@ -191,6 +202,9 @@ static json_t *describeProfile(MlirOperation func, const MemoptMemoryProfile *pr
     const char *text = memoptMemoryProfileGetNote(profile, i, &op);
     json_t *note = json_object();
     describeOp(note, op);
+    size_t notePosition;
+    if (memoptMemoryProfileLookupPosition(profile, op, &notePosition))
+      json_object_set_new(note, "position", json_integer((json_int_t)notePosition));
     json_object_set_new(note, "message", json_string(text));
     json_array_append_new(notes, note);
   }
