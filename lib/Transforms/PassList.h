@@ -6,6 +6,9 @@
 #include "Conversion/Conversion.h" /* memoptChunkToScfPass */
 #include "Transforms/Passes.h"
 
+/// memory-estimate (MemoryEstimatePass.c).
+extern const MemoptPassInfo memoptMemoryEstimatePass;
+
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 

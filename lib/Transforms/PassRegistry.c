@@ -8,6 +8,7 @@
 
 static const MemoptPassInfo *const passes[] = {
     &memoptChunkToScfPass,
+    &memoptMemoryEstimatePass,
     &memoptVerifyPass,
     &memoptPrintDimensionFlowPass,
 };
