@@ -2,7 +2,7 @@
 #ifndef MEMOPT_TRANSFORMS_CHUNKREGION_H
 #define MEMOPT_TRANSFORMS_CHUNKREGION_H
 
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 
 #include "mlir-c/IR.h"
 
