@@ -12,6 +12,8 @@ packages=(
   python3 libglpk-dev
   # unit tests
   libcmocka-dev pkg-config
+  # JSON reports (memory-estimate{report=...}), and jq to read them in tests
+  libjansson-dev jq
 )
 
 missing=()

@@ -4,7 +4,7 @@
  * range is legal when no value is needed both ways, every op the output
  * depends on passes the dimension through, and everything else can be
  * hoisted before the chunk loop. */
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 
 #include "mlir-c/BuiltinTypes.h"
 

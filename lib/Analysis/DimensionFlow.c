@@ -1,7 +1,7 @@
 /* Per-op dimension flow. Linalg structured ops (named and generic) are read
  * from their indexing maps, so every such op is covered without a rule of its
  * own; the few non-linalg ops that move dimensions around have rules here. */
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"

@@ -1,6 +1,7 @@
 /* Loading the memopt dialects from their embedded IRDL definitions. */
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/IRDL.h"
 
 #include <stdlib.h>
@@ -25,6 +26,14 @@ MlirLogicalResult memoptDialectsLoad(MlirContext context) {
   /* The loaded dialects keep no reference to the definitions. */
   mlirModuleDestroy(definitions);
   return result;
+}
+
+MlirNamedAttribute memoptSlotSegments(MlirContext context, const char *name, intptr_t used) {
+  int32_t sizes[MEMOPT_MAX_SLOTS];
+  for (intptr_t i = 0; i < MEMOPT_MAX_SLOTS; ++i)
+    sizes[i] = i < used;
+  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
+                               mlirDenseI32ArrayGet(context, MEMOPT_MAX_SLOTS, sizes));
 }
 
 bool memoptIsMemoptDialect(MlirStringRef name) {

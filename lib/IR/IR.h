@@ -22,6 +22,17 @@ extern "C" {
 /// Name of the terminator that ends every region of a memopt op.
 #define MEMOPT_REGION_TERMINATOR "vector.yield"
 
+/// The most operands (results) a memopt op takes where they may differ in type:
+/// IRDL binds a variadic group to one type, so such ops have this many
+/// optional slots, described by an `operandSegmentSizes` (`resultSegmentSizes`)
+/// attribute.
+enum { MEMOPT_MAX_SLOTS = 8 };
+
+/// Returns the segment-sizes attribute `name` ("operandSegmentSizes" or
+/// "resultSegmentSizes") for `used` (<= MEMOPT_MAX_SLOTS) values filling the
+/// first slots.
+MlirNamedAttribute memoptSlotSegments(MlirContext context, const char *name, intptr_t used);
+
 /// Returns the combined IRDL text of all memopt dialects (static storage).
 const char *memoptDialectsIRDL(void);
 

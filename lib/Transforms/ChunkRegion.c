@@ -39,7 +39,9 @@ static bool divides(MlirValue value, int64_t dim, int64_t chunks) {
 
 bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
   int64_t extent = memoptChunkPlanExtent(plan);
-  if (chunkSize < 1 || chunkSize >= extent || extent % chunkSize != 0)
+  if (chunkSize < 1 || chunkSize >= extent || extent % chunkSize != 0 ||
+      memoptChunkPlanNumInputs(plan) > MEMOPT_MAX_SLOTS ||
+      memoptChunkPlanNumOutputs(plan) > MEMOPT_MAX_SLOTS)
     return false;
   int64_t chunks = extent / chunkSize;
   for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
@@ -153,7 +155,7 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
     locations[i] = location;
   }
   mlirOperationStateAddOperands(&state, inputCount, values);
-  MlirNamedAttribute attributes[3];
+  MlirNamedAttribute attributes[5];
   attributes[0] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("input_dims")),
                                         i64Array(context, dims, inputCount));
   MlirBlock body = mlirBlockCreate(inputCount, types, locations);
@@ -167,7 +169,9 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   attributes[2] = mlirNamedAttributeGet(
       mlirIdentifierGet(context, mlirStringRefCreateFromCString("chunk_size")),
       mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), chunkSize));
-  mlirOperationStateAddAttributes(&state, 3, attributes);
+  attributes[3] = memoptSlotSegments(context, "operandSegmentSizes", inputCount);
+  attributes[4] = memoptSlotSegments(context, "resultSegmentSizes", outputCount);
+  mlirOperationStateAddAttributes(&state, 5, attributes);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   mlirOperationStateAddOwnedRegions(&state, 1, &region);

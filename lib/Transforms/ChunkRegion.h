@@ -2,12 +2,13 @@
 #ifndef MEMOPT_TRANSFORMS_CHUNKREGION_H
 #define MEMOPT_TRANSFORMS_CHUNKREGION_H
 
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 
 #include "mlir-c/IR.h"
 
 /// Returns true when `chunkSize` divides the plan's extent and the extent of
-/// every chunked value into equal static slices, so the region can be built.
+/// every chunked value into equal static slices, and the inputs and outputs
+/// fit the op's slots, so the region can be built.
 bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize);
 
 /// Rewrites the plan's range in place: hoisted ops move before it, the other

@@ -3,7 +3,11 @@
 #ifndef MEMOPT_TRANSFORMS_PASSLIST_H
 #define MEMOPT_TRANSFORMS_PASSLIST_H
 
+#include "Conversion/Conversion.h" /* memoptChunkToScfPass */
 #include "Transforms/Passes.h"
+
+/// memory-estimate (MemoryEstimatePass.c).
+extern const MemoptPassInfo memoptMemoryEstimatePass;
 
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;

@@ -7,8 +7,10 @@
 #include <string.h>
 
 static const MemoptPassInfo *const passes[] = {
-    &memoptPrintDimensionFlowPass,
+    &memoptChunkToScfPass,
+    &memoptMemoryEstimatePass,
     &memoptVerifyPass,
+    &memoptPrintDimensionFlowPass,
 };
 
 extern const struct {

@@ -3,7 +3,7 @@
  * every dimension of every tensor result of the function's ops, where it comes
  * from in each operand; `mode=function` plans the whole body (all ops but the
  * terminator) as one chunk region along each dimension of its primary output. */
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 #include "IR/IR.h"
 #include "Transforms/PassList.h"
 

@@ -6,7 +6,7 @@ func.func @missing_attribute(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     vector.yield %s : tensor<4xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -17,7 +17,7 @@ func.func @dims_count(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     vector.yield %s : tensor<4xf32>
-  }) {input_dims = array<i64: 0, 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0, 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -28,7 +28,7 @@ func.func @dim_out_of_range(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     vector.yield %s : tensor<4xf32>
-  }) {input_dims = array<i64: 1>, output_dims = array<i64: 0>, chunk_size = 4 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 1>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -40,7 +40,7 @@ func.func @extents_differ(%x: tensor<8x4xf32>) -> tensor<4x8xf32> {
   ^bb0(%s: tensor<2x4xf32>):
     %t = tensor.empty() : tensor<2x8xf32>
     vector.yield %t : tensor<2x8xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 2 : i64} : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 2 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8x4xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 
@@ -51,7 +51,7 @@ func.func @chunk_too_large(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<16xf32>):
     vector.yield %s : tensor<16xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 16 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 16 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -62,7 +62,7 @@ func.func @chunk_not_positive(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     vector.yield %s : tensor<4xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -74,7 +74,7 @@ func.func @wrong_slice(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
   ^bb0(%s: tensor<4x2xf32>):
     %t = tensor.empty() : tensor<4x4xf32>
     vector.yield %t : tensor<4x4xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
 
@@ -85,7 +85,7 @@ func.func @wrong_terminator(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     "tosa.yield"(%s) : (tensor<4xf32>) -> ()
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -96,7 +96,7 @@ func.func @yield_count(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "chunk.region"(%x) ({
   ^bb0(%s: tensor<4xf32>):
     vector.yield %s, %s : tensor<4xf32>, tensor<4xf32>
-  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -107,6 +107,6 @@ func.func @not_a_tensor(%x: memref<8xf32>) {
   "chunk.region"(%x) ({
   ^bb0(%s: memref<4xf32>):
     vector.yield
-  }) {input_dims = array<i64: 0>, output_dims = array<i64>, chunk_size = 4 : i64} : (memref<8xf32>) -> ()
+  }) {input_dims = array<i64: 0>, output_dims = array<i64>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<8xf32>) -> ()
   return
 }

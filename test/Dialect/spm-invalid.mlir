@@ -30,7 +30,7 @@ func.func @tile_not_positive() -> tensor<4xf32> {
   %g = "spm.group"() ({
     %e = tensor.empty() : tensor<4xf32>
     vector.yield %e : tensor<4xf32>
-  }) {tile = array<i64: 0>} : () -> tensor<4xf32>
+  }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, tile = array<i64: 0>} : () -> tensor<4xf32>
   return %g : tensor<4xf32>
 }
 
@@ -41,6 +41,6 @@ func.func @group_yield_type() -> tensor<4xf32> {
   %g = "spm.group"() ({
     %e = tensor.empty() : tensor<8xf32>
     vector.yield %e : tensor<8xf32>
-  }) {tile = array<i64: 4>} : () -> tensor<4xf32>
+  }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, tile = array<i64: 4>} : () -> tensor<4xf32>
   return %g : tensor<4xf32>
 }

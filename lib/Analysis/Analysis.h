@@ -1,0 +1,243 @@
+/* memopt analyses: what a program costs in memory, computed from the IR alone.
+ *
+ * The memory profile of a func.func on tensors predicts the heap activation
+ * memory of the function once it is bufferized and run through the upstream
+ * pipeline of ARCHITECTURE.md (one-shot-bufferize with
+ * bufferize-function-boundaries, buffer-deallocation-pipeline,
+ * optimize-allocation-liveness): which buffers exist, where each is allocated
+ * and freed, and the live bytes at every op of the body.
+ *
+ * Positions are the ops of the function body in order, terminator included;
+ * an op with regions is one position that includes the peak of its own
+ * temporaries, a call one that includes the callee's peak. Live bytes are
+ * payload bytes (elements times element size); allocated bytes are what the
+ * lowered program asks aligned_alloc for (each size rounded up to its
+ * alignment, as finalize-memref-to-llvm{use-aligned-alloc} and memopt-run
+ * do). Buffers of dynamic shape count 0 bytes and flag the positions where
+ * they are live.
+ *
+ * Analyzing callees reads other functions: only do it where no other thread
+ * may be changing them (a function pass only with threading off). Without
+ * it, a call is taken to read and write its tensor arguments and to allocate
+ * its results, and a note says so.
+ *
+ * The model and its correspondence to the upstream passes are documented in
+ * python-free-docs/analysis.md. Analyses read the IR and never change it;
+ * they never run passes. Errors are returned, never printed. */
+#ifndef MEMOPT_ANALYSIS_ANALYSIS_H
+#define MEMOPT_ANALYSIS_ANALYSIS_H
+
+#include "Support/Support.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===------------------------------------------------------------------===*
+ * Type sizes
+ *===------------------------------------------------------------------===*/
+
+/// Returns in `bytes` the size of one element of `elementType` in a lowered x86-64 buffer; false when unknown.
+bool memoptTypeGetElementByteSize(MlirType elementType, uint64_t *bytes);
+
+/// Returns in `bytes` the size of a static tensor or memref type; false when dynamic, unranked or unknown.
+bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes);
+
+/*===------------------------------------------------------------------===*
+ * Memory profile of a function
+ *===------------------------------------------------------------------===*/
+
+/// The activation-memory profile of one func.func (opaque).
+typedef struct MemoptMemoryProfile MemoptMemoryProfile;
+
+/// Why a buffer exists.
+typedef enum MemoptBufferKind {
+  MemoptBufferAllocation, /* an op that materializes a new tensor: tensor.empty, pad, concat, ... */
+  MemoptBufferCopy,       /* a copy bufferization inserts for an operand it cannot write in place */
+  MemoptBufferReturnCopy, /* the clone the deallocation pipeline returns for a buffer the function does not own */
+  MemoptBufferCallResult, /* a buffer a callee returns */
+  MemoptBufferRegionResult, /* a buffer yielded out of a region op (scf.if, ...) */
+  MemoptBufferMemRefAlloc,  /* a memref.alloc already present in the input */
+  MemoptBufferUnmodeled     /* the result of an op the model does not know (see the notes) */
+} MemoptBufferKind;
+
+/// One buffer of the bufferized function.
+typedef struct MemoptBufferInfo {
+  MemoptBufferKind kind;
+  MlirValue value;        /* the tensor (or memref) value first held in the buffer */
+  MlirOperation op;       /* the op at which the buffer is allocated */
+  bool sizeKnown;         /* false for dynamic shapes: `bytes` is then 0 */
+  uint64_t bytes;         /* payload bytes */
+  uint64_t alignment;     /* its alignment in the lowered program: the alloc's alignment
+                             attribute, else max(16, element size) as finalize-memref-to-llvm */
+  size_t firstPosition;   /* positions in the block the buffer lives in */
+  size_t lastPosition;    /* freed after this position */
+  bool nested;            /* lives inside a region op, at that op's position only */
+  bool escapes;           /* returned: still live when the function returns */
+} MemoptBufferInfo;
+
+/// Computes the profile of `func` (a func.func with a body), its callees too if `analyzeCallees`; NULL and `error` on failure.
+MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, bool analyzeCallees,
+                                               MemoptStringBuffer *error);
+
+/// Frees a profile (NULL is allowed).
+void memoptMemoryProfileDestroy(MemoptMemoryProfile *profile);
+
+/// Returns the function the profile describes.
+MlirOperation memoptMemoryProfileGetFunction(const MemoptMemoryProfile *profile);
+
+/// Returns the number of positions (top-level ops of the body, terminator included).
+size_t memoptMemoryProfileGetNumPositions(const MemoptMemoryProfile *profile);
+
+/// Returns the op at `position`.
+MlirOperation memoptMemoryProfileGetPositionOp(const MemoptMemoryProfile *profile, size_t position);
+
+/// Finds the position of `op` or of its top-level ancestor; false when `op` is not in the function.
+bool memoptMemoryProfileLookupPosition(const MemoptMemoryProfile *profile, MlirOperation op,
+                                       size_t *position);
+
+/// Returns the payload bytes live while the op at `position` runs.
+uint64_t memoptMemoryProfileGetLiveBytes(const MemoptMemoryProfile *profile, size_t position);
+
+/// Returns the heap bytes (aligned sizes, deallocation bookkeeping included) held at `position`.
+uint64_t memoptMemoryProfileGetAllocatedBytes(const MemoptMemoryProfile *profile,
+                                              size_t position);
+
+/// Returns true when a buffer of dynamic size is live at `position` (its bytes are then a lower bound).
+bool memoptMemoryProfileHasUnknownSize(const MemoptMemoryProfile *profile, size_t position);
+
+/// Returns the position with the most live bytes (the first of equals).
+size_t memoptMemoryProfileGetPeakPosition(const MemoptMemoryProfile *profile);
+
+/// Returns the live bytes at the peak position.
+uint64_t memoptMemoryProfileGetPeakBytes(const MemoptMemoryProfile *profile);
+
+/// Returns the largest allocated bytes over all positions (the heap peak of the lowered program).
+uint64_t memoptMemoryProfileGetPeakAllocatedBytes(const MemoptMemoryProfile *profile);
+
+/// Returns the number of buffers of the function, nested ones included.
+size_t memoptMemoryProfileGetNumBuffers(const MemoptMemoryProfile *profile);
+
+/// Returns buffer number `index`.
+MemoptBufferInfo memoptMemoryProfileGetBuffer(const MemoptMemoryProfile *profile, size_t index);
+
+/// Finds the buffer a tensor or memref value lives in; false for arguments, constants and scalars.
+bool memoptMemoryProfileLookupBuffer(const MemoptMemoryProfile *profile, MlirValue value,
+                                     size_t *buffer);
+
+/// Writes up to `capacity` indices of the buffers live at `position` (a region op's at their peak) and returns their count.
+size_t memoptMemoryProfileGetLiveBuffers(const MemoptMemoryProfile *profile, size_t position,
+                                         size_t *buffers, size_t capacity);
+
+/// Returns the bytes at `position` that are a callee's own peak (no buffer of this profile holds them).
+uint64_t memoptMemoryProfileGetCalleeBytes(const MemoptMemoryProfile *profile, size_t position);
+
+/// Returns the number of notes: places where the IR leaves the model and the profile is approximate.
+size_t memoptMemoryProfileGetNumNotes(const MemoptMemoryProfile *profile);
+
+/// Returns how many notes were left out once the profile held its maximum number of them.
+size_t memoptMemoryProfileGetNumOmittedNotes(const MemoptMemoryProfile *profile);
+
+/// Returns note number `index`: the op it is about (in `op`) and a message owned by the profile.
+const char *memoptMemoryProfileGetNote(const MemoptMemoryProfile *profile, size_t index,
+                                       MlirOperation *op);
+
+/// Returns the name of a buffer kind ("allocation", "copy", ...).
+const char *memoptBufferKindName(MemoptBufferKind kind);
+
+/*===------------------------------------------------------------------===*
+ * Dimension flow and chunk plans (AutoChunk)
+ *
+ * How a dimension of an op's result maps to dimensions of its operands and,
+ * for a contiguous range of ops, the chunk dimension of every value when the
+ * range is computed chunk by chunk.
+ *===------------------------------------------------------------------===*/
+
+/// How an operand takes part when one result dimension is chunked.
+typedef enum MemoptOperandFlowKind {
+  MemoptOperandFlowMapped, /* sliced along `dim` */
+  MemoptOperandFlowWhole   /* read whole by every chunk (weights, scalars, sizes) */
+} MemoptOperandFlowKind;
+
+/// The flow of one result dimension into one operand.
+typedef struct MemoptOperandFlow {
+  MemoptOperandFlowKind kind;
+  int64_t dim; /* MemoptOperandFlowMapped only */
+} MemoptOperandFlow;
+
+/// Why a result dimension cannot be chunked through an op.
+typedef enum MemoptDimFlowStatus {
+  MemoptDimFlowOk,
+  MemoptDimFlowReduced,     /* the op reduces or normalizes along it */
+  MemoptDimFlowUnsupported  /* the op mixes elements along it, or is not modelled */
+} MemoptDimFlowStatus;
+
+/// Maps dimension `dim` of result `resultIndex` of `op` to its operands: fills
+/// `operands` (one entry per operand of `op`). On a status other than Ok,
+/// appends the reason to `reason`.
+MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                           MemoptOperandFlow *operands,
+                                           MemoptStringBuffer *reason);
+
+/// A plan for computing a contiguous range of ops chunk by chunk (opaque).
+typedef struct MemoptChunkPlan MemoptChunkPlan;
+
+/// Plans chunking ops `first`..`last` (same block, `first` not after `last`)
+/// along dimension `outputDim` of the primary output: the last value the
+/// range defines that is used after it. Ops the primary output does not
+/// depend on are hoisted. Returns NULL and appends the reason to `reason`
+/// when the dimension does not flow through every op it depends on, a value
+/// would be needed whole and in chunks, or the chunked extents differ. The
+/// caller destroys the plan.
+MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
+                                       MemoptStringBuffer *reason);
+
+/// Frees a plan (NULL is allowed).
+void memoptChunkPlanDestroy(MemoptChunkPlan *plan);
+
+/// Returns the static extent of the chunked dimension of the plan's inputs
+/// and outputs.
+int64_t memoptChunkPlanExtent(const MemoptChunkPlan *plan);
+
+/// Returns the number of ops in the range.
+intptr_t memoptChunkPlanNumOps(const MemoptChunkPlan *plan);
+
+/// Returns op `index` of the range, in block order.
+MlirOperation memoptChunkPlanOp(const MemoptChunkPlan *plan, intptr_t index);
+
+/// Returns true when op `index` does not depend on the chunked values and
+/// must be computed once before the chunk loop instead of in every chunk.
+bool memoptChunkPlanOpIsHoisted(const MemoptChunkPlan *plan, intptr_t index);
+
+/// Returns the number of values defined before the range that are sliced.
+intptr_t memoptChunkPlanNumInputs(const MemoptChunkPlan *plan);
+
+/// Returns sliced input `index` and its chunk dimension through `dim`.
+MlirValue memoptChunkPlanInput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim);
+
+/// Returns the number of values defined in the range and used after it.
+intptr_t memoptChunkPlanNumOutputs(const MemoptChunkPlan *plan);
+
+/// Returns output `index` and its chunk dimension through `dim`.
+MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim);
+
+/// Returns true when operand `operand` of op `index` (not hoisted) is read in
+/// chunks, false when every chunk reads it whole.
+bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
+                                     intptr_t operand);
+
+/// Returns the chunk dimension of `value` inside the range, or -1 when the
+/// value is not chunked (computed or read whole).
+int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMOPT_ANALYSIS_ANALYSIS_H */

@@ -1,0 +1,56 @@
+/* Index lists and visit marks: the small containers the analyses share.
+ * Ops, values and operands are dense indices (FunctionIR.c), so a list of
+ * indices and one stamp per operand are all the traversals need. */
+#include "Analysis/BufferizationModel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void memoptIndexListPush(IrIndexList *list, size_t item) {
+  if (list->count == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 8;
+    list->items = realloc(list->items, list->capacity * sizeof *list->items);
+    if (!list->items)
+      abort();
+  }
+  list->items[list->count++] = item;
+}
+
+void memoptIndexListPushUnique(IrIndexList *list, size_t item) {
+  for (size_t i = 0; i < list->count; ++i)
+    if (list->items[i] == item)
+      return;
+  memoptIndexListPush(list, item);
+}
+
+void memoptIndexListDestroy(IrIndexList *list) {
+  free(list->items);
+  *list = (IrIndexList){NULL, 0, 0};
+}
+
+IrVisitMarks memoptVisitMarksCreate(size_t size) {
+  IrVisitMarks marks = {calloc(size ? size : 1, sizeof(unsigned)), size, 0};
+  if (!marks.stamps)
+    abort();
+  return marks;
+}
+
+void memoptVisitMarksReset(IrVisitMarks *marks) {
+  if (++marks->current == 0) {
+    /* The stamp wrapped around: clear the old marks once. */
+    memset(marks->stamps, 0, marks->size * sizeof *marks->stamps);
+    marks->current = 1;
+  }
+}
+
+bool memoptVisitMarksAdd(IrVisitMarks *marks, size_t operand) {
+  if (marks->stamps[operand] == marks->current)
+    return false;
+  marks->stamps[operand] = marks->current;
+  return true;
+}
+
+void memoptVisitMarksDestroy(IrVisitMarks *marks) {
+  free(marks->stamps);
+  *marks = (IrVisitMarks){NULL, 0, 0};
+}

@@ -1,0 +1,32 @@
+/* memopt conversions: lowerings of memopt ops to upstream MLIR dialects, so
+ * that the result runs through upstream pipelines and contains no memopt op.
+ * Each lowering is a function on IR and a memopt pass that calls it
+ * (python-free-docs/passes.md). */
+#ifndef MEMOPT_CONVERSION_CONVERSION_H
+#define MEMOPT_CONVERSION_CONVERSION_H
+
+#include "Transforms/Passes.h"
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Replaces every chunk.region nested in `root` by an scf.for over full
+/// chunks (tensor.extract_slice of each input, tensor.insert_slice of each
+/// output slice into a tensor.empty destination carried in iter_args),
+/// followed by a second scf.for for the partial last chunk when the chunk
+/// size may not divide the extent. Emits an error on each region it cannot
+/// lower and then returns failure without changing the IR.
+MlirLogicalResult memoptLowerChunkRegions(MlirOperation root);
+
+/// chunk-to-scf: the pass that runs memoptLowerChunkRegions on each function.
+extern const MemoptPassInfo memoptChunkToScfPass;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMOPT_CONVERSION_CONVERSION_H */

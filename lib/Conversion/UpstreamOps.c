@@ -1,0 +1,284 @@
+/* Upstream ops in generic form. The attribute names and encodings below are
+ * those `mlir-opt --mlir-print-op-generic` prints for the same ops in MLIR 22:
+ * dynamic entries of static_offsets/static_sizes/static_strides hold the
+ * dynamic-size marker and are given as operands instead, and
+ * operandSegmentSizes counts the operands of each group. */
+#include "Conversion/UpstreamOps.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+
+MemoptBuilder memoptBuilderBefore(MlirOperation op) {
+  return (MemoptBuilder){mlirOperationGetBlock(op), op, mlirOperationGetLocation(op)};
+}
+
+MemoptBuilder memoptBuilderAtEnd(MlirBlock block, MlirLocation location) {
+  return (MemoptBuilder){block, (MlirOperation){NULL}, location};
+}
+
+MemoptIndex memoptIndexFixed(int64_t fixed) { return (MemoptIndex){fixed, (MlirValue){NULL}}; }
+
+MemoptIndex memoptIndexDynamic(MlirValue value) {
+  return (MemoptIndex){mlirShapedTypeGetDynamicSize(), value};
+}
+
+bool memoptIndexIsFixed(MemoptIndex index) { return mlirValueIsNull(index.value); }
+
+static MlirContext contextOf(const MemoptBuilder *builder) {
+  return mlirLocationGetContext(builder->location);
+}
+
+static MlirNamedAttribute namedAttribute(MlirContext context, const char *name,
+                                         MlirAttribute attribute) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
+                               attribute);
+}
+
+/* Creates the op described by `state` and inserts it at the builder's point.
+ * Creation fails only when the state does not match the op's definition,
+ * which would be a bug in this file, so it aborts rather than returning. */
+static MlirOperation insert(const MemoptBuilder *builder, MlirOperationState *state) {
+  MlirOperation op = mlirOperationCreate(state);
+  if (mlirOperationIsNull(op))
+    abort();
+  mlirBlockInsertOwnedOperationBefore(builder->block, builder->before, op);
+  return op;
+}
+
+/* Creates an op with `operands` and a single result of `resultType`. */
+static MlirValue buildOneResult(const MemoptBuilder *builder, const char *opName,
+                                const MlirValue *operands, intptr_t operandCount,
+                                MlirType resultType, const MlirNamedAttribute *attributes,
+                                intptr_t attributeCount) {
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(opName), builder->location);
+  mlirOperationStateAddOperands(&state, operandCount, operands);
+  mlirOperationStateAddResults(&state, 1, &resultType);
+  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
+  return mlirOperationGetResult(insert(builder, &state), 0);
+}
+
+MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value) {
+  MlirContext context = contextOf(builder);
+  MlirType index = mlirIndexTypeGet(context);
+  MlirNamedAttribute attribute = namedAttribute(context, "value", mlirIntegerAttrGet(index, value));
+  return buildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
+}
+
+MlirValue memoptBuildIndexArith(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
+                                MlirValue rhs) {
+  MlirValue operands[] = {lhs, rhs};
+  return buildOneResult(builder, opName, operands, 2, mlirIndexTypeGet(contextOf(builder)), NULL,
+                        0);
+}
+
+MlirValue memoptBuildIndexAtLeast(const MemoptBuilder *builder, MlirValue lhs, MlirValue rhs) {
+  MlirContext context = contextOf(builder);
+  /* arith::CmpIPredicate::sge */
+  const int64_t signedGreaterOrEqual = 5;
+  MlirNamedAttribute predicate =
+      namedAttribute(context, "predicate",
+                     mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
+  MlirValue operands[] = {lhs, rhs};
+  return buildOneResult(builder, "arith.cmpi", operands, 2, mlirIntegerTypeGet(context, 1),
+                        &predicate, 1);
+}
+
+void memoptBuildAssert(const MemoptBuilder *builder, MlirValue condition, const char *message) {
+  MlirContext context = contextOf(builder);
+  MlirNamedAttribute msg = namedAttribute(
+      context, "msg", mlirStringAttrGet(context, mlirStringRefCreateFromCString(message)));
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("cf.assert"), builder->location);
+  mlirOperationStateAddOperands(&state, 1, &condition);
+  mlirOperationStateAddAttributes(&state, 1, &msg);
+  insert(builder, &state);
+}
+
+MlirValue memoptBuildTensorDim(const MemoptBuilder *builder, MlirValue tensor, int64_t dim) {
+  MlirValue operands[] = {tensor, memoptBuildIndexConstant(builder, dim)};
+  return buildOneResult(builder, "tensor.dim", operands, 2, mlirIndexTypeGet(contextOf(builder)),
+                        NULL, 0);
+}
+
+MlirValue memoptBuildTensorEmpty(const MemoptBuilder *builder, MlirType type,
+                                 const MlirValue *dynamicSizes, intptr_t dynamicSizeCount) {
+  return buildOneResult(builder, "tensor.empty", dynamicSizes, dynamicSizeCount, type, NULL, 0);
+}
+
+MlirValue memoptBuildTensorCastIfNeeded(const MemoptBuilder *builder, MlirValue value,
+                                        MlirType type) {
+  if (mlirTypeEqual(mlirValueGetType(value), type))
+    return value;
+  return buildOneResult(builder, "tensor.cast", &value, 1, type, NULL, 0);
+}
+
+MlirType memoptTensorTypeWithExtent(MlirType type, int64_t dim, int64_t extent) {
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  int64_t *shape = malloc(sizeof *shape * (size_t)rank);
+  if (!shape)
+    abort();
+  for (intptr_t d = 0; d < rank; ++d)
+    shape[d] = d == dim ? extent : mlirShapedTypeGetDimSize(type, d);
+  MlirType result = mlirRankedTensorTypeGet(rank, shape, mlirShapedTypeGetElementType(type),
+                                            mlirRankedTensorTypeGetEncoding(type));
+  free(shape);
+  return result;
+}
+
+/* The offsets, sizes and strides of a slice that is whole in every dimension
+ * but one, split into the static arrays and the dynamic operands that
+ * tensor.extract_slice and tensor.insert_slice take. */
+typedef struct SliceAlong {
+  intptr_t rank;
+  int64_t *staticOffsets;
+  int64_t *staticSizes;
+  int64_t *staticStrides;
+  MlirValue offset;        /* the one dynamic offset */
+  MlirValue *dynamicSizes; /* in dimension order */
+  intptr_t dynamicSizeCount;
+} SliceAlong;
+
+/* Describes the slice [offset, offset + size) along `dim` of a tensor shaped
+ * like `shapeSource`; other dynamic extents are read from it with tensor.dim. */
+static SliceAlong sliceAlong(const MemoptBuilder *builder, MlirValue shapeSource, int64_t dim,
+                             MlirValue offset, MemoptIndex size) {
+  MlirType type = mlirValueGetType(shapeSource);
+  SliceAlong slice = {.rank = mlirShapedTypeGetRank(type), .offset = offset};
+  size_t rank = (size_t)slice.rank;
+  slice.staticOffsets = malloc(sizeof(int64_t) * rank);
+  slice.staticSizes = malloc(sizeof(int64_t) * rank);
+  slice.staticStrides = malloc(sizeof(int64_t) * rank);
+  slice.dynamicSizes = malloc(sizeof(MlirValue) * rank);
+  if (!slice.staticOffsets || !slice.staticSizes || !slice.staticStrides || !slice.dynamicSizes)
+    abort();
+  for (intptr_t d = 0; d < slice.rank; ++d) {
+    slice.staticOffsets[d] = d == dim ? mlirShapedTypeGetDynamicSize() : 0;
+    slice.staticStrides[d] = 1;
+    if (d == dim) {
+      slice.staticSizes[d] = size.fixed;
+      if (!memoptIndexIsFixed(size))
+        slice.dynamicSizes[slice.dynamicSizeCount++] = size.value;
+    } else {
+      slice.staticSizes[d] = mlirShapedTypeGetDimSize(type, d);
+      if (mlirShapedTypeIsDynamicSize(slice.staticSizes[d]))
+        slice.dynamicSizes[slice.dynamicSizeCount++] =
+            memoptBuildTensorDim(builder, shapeSource, d);
+    }
+  }
+  return slice;
+}
+
+static void sliceAlongDestroy(SliceAlong *slice) {
+  free(slice->staticOffsets);
+  free(slice->staticSizes);
+  free(slice->staticStrides);
+  free(slice->dynamicSizes);
+}
+
+/* Adds the operands after the leading `leadingCount` (source, dest) and the
+ * attributes describing `slice` to `state`. */
+static void addSliceOperandsAndAttributes(const MemoptBuilder *builder, MlirOperationState *state,
+                                          const SliceAlong *slice, int32_t leadingCount) {
+  MlirContext context = contextOf(builder);
+  mlirOperationStateAddOperands(state, 1, &slice->offset);
+  mlirOperationStateAddOperands(state, slice->dynamicSizeCount, slice->dynamicSizes);
+  /* leading operands, then offsets, sizes, strides (all strides static) */
+  int32_t segments[5];
+  int32_t segmentCount = 0;
+  for (int32_t i = 0; i < leadingCount; ++i)
+    segments[segmentCount++] = 1;
+  segments[segmentCount++] = 1;
+  segments[segmentCount++] = (int32_t)slice->dynamicSizeCount;
+  segments[segmentCount++] = 0;
+  MlirNamedAttribute attributes[] = {
+      namedAttribute(context, "operandSegmentSizes",
+                     mlirDenseI32ArrayGet(context, segmentCount, segments)),
+      namedAttribute(context, "static_offsets",
+                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticOffsets)),
+      namedAttribute(context, "static_sizes",
+                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticSizes)),
+      namedAttribute(context, "static_strides",
+                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticStrides)),
+  };
+  mlirOperationStateAddAttributes(state, sizeof attributes / sizeof *attributes, attributes);
+}
+
+MlirValue memoptBuildExtractSliceAlong(const MemoptBuilder *builder, MlirValue source, int64_t dim,
+                                       MlirValue offset, MemoptIndex size) {
+  SliceAlong slice = sliceAlong(builder, source, dim, offset, size);
+  MlirType resultType = memoptTensorTypeWithExtent(mlirValueGetType(source), dim, size.fixed);
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("tensor.extract_slice"), builder->location);
+  mlirOperationStateAddOperands(&state, 1, &source);
+  addSliceOperandsAndAttributes(builder, &state, &slice, 1);
+  mlirOperationStateAddResults(&state, 1, &resultType);
+  MlirValue result = mlirOperationGetResult(insert(builder, &state), 0);
+  sliceAlongDestroy(&slice);
+  return result;
+}
+
+MlirValue memoptBuildInsertSliceAlong(const MemoptBuilder *builder, MlirValue source,
+                                      MlirValue dest, int64_t dim, MlirValue offset,
+                                      MemoptIndex size) {
+  SliceAlong slice = sliceAlong(builder, source, dim, offset, size);
+  MlirType resultType = mlirValueGetType(dest);
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("tensor.insert_slice"), builder->location);
+  MlirValue leading[] = {source, dest};
+  mlirOperationStateAddOperands(&state, 2, leading);
+  addSliceOperandsAndAttributes(builder, &state, &slice, 2);
+  mlirOperationStateAddResults(&state, 1, &resultType);
+  MlirValue result = mlirOperationGetResult(insert(builder, &state), 0);
+  sliceAlongDestroy(&slice);
+  return result;
+}
+
+MlirOperation memoptBuildFor(const MemoptBuilder *builder, MlirValue lower, MlirValue upper,
+                             MlirValue step, const MlirValue *inits, intptr_t initCount) {
+  /* Block arguments: the induction variable, then one per loop-carried value. */
+  intptr_t argumentCount = 1 + initCount;
+  MlirType *types = malloc(sizeof *types * (size_t)argumentCount);
+  MlirLocation *locations = malloc(sizeof *locations * (size_t)argumentCount);
+  if (!types || !locations)
+    abort();
+  types[0] = mlirIndexTypeGet(contextOf(builder));
+  locations[0] = builder->location;
+  for (intptr_t i = 0; i < initCount; ++i) {
+    types[1 + i] = mlirValueGetType(inits[i]);
+    locations[1 + i] = builder->location;
+  }
+  MlirRegion body = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(body, mlirBlockCreate(argumentCount, types, locations));
+
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("scf.for"), builder->location);
+  MlirValue bounds[] = {lower, upper, step};
+  mlirOperationStateAddOperands(&state, 3, bounds);
+  mlirOperationStateAddOperands(&state, initCount, inits);
+  mlirOperationStateAddResults(&state, initCount, types + 1);
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  MlirOperation loop = insert(builder, &state);
+  free(types);
+  free(locations);
+  return loop;
+}
+
+MlirBlock memoptSingleBlock(MlirOperation op) {
+  return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+}
+
+void memoptBuildYield(const MemoptBuilder *builder, const char *opName, const MlirValue *values,
+                      intptr_t count) {
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(opName), builder->location);
+  mlirOperationStateAddOperands(&state, count, values);
+  insert(builder, &state);
+}
+
+void memoptEraseOp(MlirOperation op) {
+  mlirOperationRemoveFromParent(op);
+  mlirOperationDestroy(op);
+}

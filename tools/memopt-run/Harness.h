@@ -1,0 +1,259 @@
+/* memopt-run internals: options, the entry function's signature, the
+ * generated wrapper, lowering, subprocesses and the measurements read back
+ * from memopt_rt. Every function returns its errors in a MemoptStringBuffer
+ * (without a trailing newline) and prints nothing; memopt-run.c reports. */
+#ifndef MEMOPT_TOOLS_MEMOPT_RUN_HARNESS_H
+#define MEMOPT_TOOLS_MEMOPT_RUN_HARNESS_H
+
+#include "Support/Support.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*===------------------------------------------------------------------===*
+ * Command line (Options.c)
+ *===------------------------------------------------------------------===*/
+
+typedef struct HarnessOptions {
+  const char *modelPath;
+  const char *entry;        /* NULL: the only public function */
+  const char *pipeline;     /* NULL: no memopt-opt step */
+  const char *againstPath;  /* --against: the candidate's model; NULL: modelPath */
+  const char *keepDir;      /* NULL: temporary files are removed */
+  long long runs;
+  long long seed;
+  long long dim;            /* size of every dynamic dimension; -1 when not given */
+  double tolerance;         /* relative, on sum and abs_sum */
+  bool compare;
+  bool fillElided;
+  bool printOutputs;
+  bool help;
+} HarnessOptions;
+
+/// Parses the command line into `options`; false with a message in `error`.
+bool harnessOptionsParse(int argc, char **argv, HarnessOptions *options, MemoptStringBuffer *error);
+
+/// Appends the --help text to `out`.
+void harnessOptionsHelp(MemoptStringBuffer *out);
+
+/*===------------------------------------------------------------------===*
+ * The entry function (Entry.c)
+ *===------------------------------------------------------------------===*/
+
+/// Element types memopt-run can generate and checksum.
+typedef enum HarnessElement {
+  HarnessF64,
+  HarnessF32,
+  HarnessF16,
+  HarnessBF16,
+  HarnessI64,
+  HarnessI32,
+  HarnessI16,
+  HarnessI8,
+  HarnessI1,
+  HarnessIndex, /* checksummed as i64 */
+} HarnessElement;
+
+/// One argument or result of the entry: a ranked tensor or a scalar.
+typedef struct HarnessValueType {
+  bool isTensor;
+  HarnessElement element;
+  intptr_t rank;
+  int64_t *shape;          /* rank extents; dynamic ones are mlirShapedTypeGetDynamicSize() */
+  MlirType type;
+  char *spelling;          /* the type as MLIR prints it */
+  char *elementSpelling;   /* the element type as MLIR prints it */
+} HarnessValueType;
+
+typedef struct HarnessEntry {
+  MlirOperation function;  /* the func.func, owned by its module */
+  char *name;
+  HarnessValueType *arguments;
+  size_t argumentCount;
+  HarnessValueType *results;
+  size_t resultCount;
+} HarnessEntry;
+
+/// Finds the entry in `module`: the function named `name`, or, when `name` is
+/// NULL, the only public func.func with a body. Checks that every argument and
+/// result has a supported type. Fills `entry` (release with
+/// harnessEntryDestroy) or returns false with the reason in `error`.
+bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
+                      MemoptStringBuffer *error);
+
+/// Frees what `entry` owns (not the function).
+void harnessEntryDestroy(HarnessEntry *entry);
+
+/// Returns the MLIR spelling of a supported element ("f32", "index", ...).
+const char *harnessElementName(HarnessElement element);
+
+/// Returns true for f64, f32, f16 and bf16.
+bool harnessElementIsFloat(HarnessElement element);
+
+/*===------------------------------------------------------------------===*
+ * The wrapper (Wrapper.c)
+ *===------------------------------------------------------------------===*/
+
+/// How the wrapper drives the entry.
+typedef struct HarnessWrapperSpec {
+  long long runs;
+  long long seed;
+  long long dim;      /* -1: dynamic dimensions are an error */
+  bool printOutputs;
+} HarnessWrapperSpec;
+
+/// Adds to `module` a public function that creates the entry's inputs, times
+/// `spec->runs` calls between memopt_rt's run markers and checksums every
+/// result of the last call; marks the entry's arguments read-only and makes
+/// every other function private so that only what the entry needs is
+/// compiled. Returns the wrapper's name (caller frees) or NULL with `error`.
+char *harnessWrapperInsert(MlirModule module, const HarnessEntry *entry,
+                           const HarnessWrapperSpec *spec, MemoptStringBuffer *error);
+
+/// Returns the deterministic value of element `linearIndex` of argument
+/// `argument` under `seed`, as the wrapper computes it for float arguments.
+double harnessFloatInputValue(long long seed, size_t argument, int64_t linearIndex);
+
+/// Returns the deterministic value of element `linearIndex` of argument
+/// `argument` under `seed`, as the wrapper computes it for integer arguments
+/// (`modulus` 16, or 2 for i1).
+long long harnessIntegerInputValue(long long seed, size_t argument, int64_t linearIndex,
+                                   long long modulus);
+
+/*===------------------------------------------------------------------===*
+ * Constants without data (ElidedConstants.c)
+ *===------------------------------------------------------------------===*/
+
+/// Finds the constants of `module` whose data was elided
+/// (dense_resource<__elided__>). Without `fill`, emits an error at each and
+/// returns false with `error` when there is any. With `fill`, gives each the
+/// generated values of the input formulas (argument number 1000 + k for the
+/// k-th), sets `*filled` to their number, and returns false with `error` (and
+/// an error at the constant) when an element type cannot be generated.
+bool harnessElidedConstantsResolve(MlirModule module, bool fill, long long seed, size_t *filled,
+                                   MemoptStringBuffer *error);
+
+/*===------------------------------------------------------------------===*
+ * Lowering (Lowering.c)
+ *===------------------------------------------------------------------===*/
+
+/// The textual pipeline from tensors to the LLVM dialect that memopt-run uses.
+const char *harnessLoweringPipeline(void);
+
+/// Lowers `module` in place to the LLVM dialect (the upstream passes must be
+/// registered: mlirRegisterAllPasses); false with `error` (the caller collects
+/// diagnostics through the context).
+bool harnessLower(MlirModule module, MemoptStringBuffer *error);
+
+/// Writes `op` in textual form to `path`; false with `error`.
+bool harnessWriteOperation(MlirOperation op, const char *path, MemoptStringBuffer *error);
+
+/*===------------------------------------------------------------------===*
+ * Files and processes (Process.c)
+ *===------------------------------------------------------------------===*/
+
+/// A directory for intermediate files.
+typedef struct HarnessWorkDir {
+  char *path;
+  bool keep; /* leave everything in place at the end */
+} HarnessWorkDir;
+
+/// Creates a fresh temporary directory, or uses (creating it if needed)
+/// `keepDir` when it is not NULL; false with `error`.
+bool harnessWorkDirCreate(const char *keepDir, HarnessWorkDir *dir, MemoptStringBuffer *error);
+
+/// Returns the path of `name` in `dir` (caller frees).
+char *harnessWorkDirFile(const HarnessWorkDir *dir, const char *name);
+
+/// Removes the temporary directory and everything in it unless `dir->keep`,
+/// then frees `dir`'s memory.
+void harnessWorkDirDestroy(HarnessWorkDir *dir);
+
+/// Returns the directory holding the running executable (caller frees), or
+/// NULL with `error`.
+char *harnessExecutableDir(MemoptStringBuffer *error);
+
+/// How a finished subprocess ended.
+typedef struct HarnessExit {
+  bool exited;   /* false: killed by a signal */
+  int code;      /* exit code, or the signal number */
+} HarnessExit;
+
+/// Runs `argv` (argv[0] is a path) in this process's environment plus
+/// `extraEnvironment` ("NAME=value" entries, NULL-terminated; NULL for none),
+/// standard input from /dev/null, standard output and standard error
+/// redirected to the given files, and waits for it; false with `error` only
+/// when it could not be started.
+bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const char *stdoutPath,
+                       const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error);
+
+/// Appends a description of `exit` ("exit code 2", "signal 11 (Segmentation fault)").
+void harnessExitDescribe(HarnessExit exit, MemoptStringBuffer *out);
+
+/*===------------------------------------------------------------------===*
+ * Measurements (Measurement.c)
+ *===------------------------------------------------------------------===*/
+
+typedef struct HarnessRun {
+  int64_t timeNanoseconds;
+  int64_t peakBytes;
+  int64_t liveBeforeBytes;
+  int64_t liveAfterBytes;
+  int64_t allocations;
+} HarnessRun;
+
+typedef struct HarnessOutput {
+  char *element;   /* as memopt_rt names it: "f32", "i64", ... */
+  char *shape;     /* "4x4"; "" for rank 0 */
+  int64_t count;
+  uint64_t hash;
+  double sum;
+  double absSum;
+  int64_t nonfinite;
+  char *values;    /* with --print-outputs, else NULL */
+} HarnessOutput;
+
+/// What one execution of the wrapper reported.
+typedef struct HarnessMeasurement {
+  HarnessRun *runs;
+  size_t runCount;
+  HarnessOutput *outputs;
+  size_t outputCount;
+} HarnessMeasurement;
+
+/// Reads memopt_rt's report from the program's standard output; checks that
+/// it holds `runs` runs and outputs 0..`outputs`-1 in order. Other lines are
+/// ignored. False with `error` when the report is malformed or incomplete.
+bool harnessMeasurementParse(const char *text, size_t runs, size_t outputs,
+                             HarnessMeasurement *measurement, MemoptStringBuffer *error);
+
+/// Frees what `measurement` owns.
+void harnessMeasurementDestroy(HarnessMeasurement *measurement);
+
+/// Returns the median run time in milliseconds (mean of the middle two for an even count).
+double harnessMedianMilliseconds(const HarnessMeasurement *measurement);
+
+/// Returns the fastest run time in milliseconds.
+double harnessMinimumMilliseconds(const HarnessMeasurement *measurement);
+
+/// Returns the highest peak over the runs.
+int64_t harnessPeakBytes(const HarnessMeasurement *measurement);
+
+/// How two outputs relate.
+typedef enum HarnessVerdict {
+  HarnessBitIdentical,
+  HarnessWithinTolerance,
+  HarnessDifferent,
+} HarnessVerdict;
+
+/// Compares two outputs: bit-identical when shapes, element types and hashes
+/// agree; within tolerance when shapes and non-finite counts agree and sum
+/// and abs_sum differ by at most `tolerance` relative to the larger abs_sum.
+/// Appends the reason for any verdict but bit-identical to `why`.
+HarnessVerdict harnessOutputCompare(const HarnessOutput *a, const HarnessOutput *b,
+                                    double tolerance, MemoptStringBuffer *why);
+
+#endif /* MEMOPT_TOOLS_MEMOPT_RUN_HARNESS_H */
