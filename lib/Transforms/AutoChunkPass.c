@@ -8,7 +8,7 @@
 #include "Transforms/AutoChunkReport.h"
 #include "Transforms/PassList.h"
 
-#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/Vector.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,7 +35,7 @@ static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char
 /* Returns the profile of `func`, or NULL after a remark saying why not. */
 static MemoptMemoryProfile *profileOf(MlirOperation func) {
   MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, &error);
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, /*analyzeCallees=*/true, &error);
   if (!profile)
     remark(func, MlirDiagnosticRemark, "autochunk: cannot estimate the memory of the function: %s",
            error.data);
@@ -151,7 +151,8 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      "write an SVG picture of live bytes by op position, before and after", NULL, 0, 0},
 };
 
-static MlirDialectHandle (*const autoChunkDialects[])(void) = {mlirGetDialectHandle__func__};
+/* vector for the regions' vector.yield terminators. */
+static MlirDialectHandle (*const autoChunkDialects[])(void) = {mlirGetDialectHandle__vector__};
 
 const MemoptPassInfo memoptAutoChunkPass = {
     .argument = "autochunk",
@@ -161,6 +162,6 @@ const MemoptPassInfo memoptAutoChunkPass = {
     .options = autoChunkOptions,
     .optionCount = sizeof autoChunkOptions / sizeof *autoChunkOptions,
     .dependentDialects = autoChunkDialects,
-    .dependentDialectCount = 1,
+    .dependentDialectCount = sizeof autoChunkDialects / sizeof *autoChunkDialects,
     .run = runAutoChunk,
 };

@@ -14,7 +14,7 @@
 #include "Transforms/AutoChunk.h"
 
 #include "Analysis/Analysis.h"
-#include "Analysis/DimensionFlow.h"
+#include "Analysis/Analysis.h"
 #include "IR/IR.h"
 #include "Transforms/ChunkRegion.h"
 
@@ -82,7 +82,7 @@ static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, uint64_t
   mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, copy);
   autoChunkApply(copy, choice);
   MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(copy, &error);
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(copy, /*analyzeCallees=*/true, &error);
   bool ok = profile != NULL;
   if (ok)
     *peak = memoptMemoryProfileGetPeakBytes(profile);
@@ -250,7 +250,7 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
 bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t currentPeak,
                      AutoChunkChoice *best, MemoptStringBuffer *reason) {
   MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, &error);
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, /*analyzeCallees=*/true, &error);
   if (!profile) {
     memoptStringBufferAppendFormat(reason, "cannot estimate its memory: %s", error.data);
     memoptStringBufferDestroy(&error);

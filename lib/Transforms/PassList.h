@@ -6,6 +6,9 @@
 #include "Conversion/Conversion.h" /* memoptChunkToScfPass */
 #include "Transforms/Passes.h"
 
+/// autochunk (AutoChunkPass.c).
+extern const MemoptPassInfo memoptAutoChunkPass;
+
 /// memory-estimate (MemoryEstimatePass.c).
 extern const MemoptPassInfo memoptMemoryEstimatePass;
 

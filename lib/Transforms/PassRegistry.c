@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const MemoptPassInfo *const passes[] = {
+    &memoptAutoChunkPass,
     &memoptChunkToScfPass,
     &memoptMemoryEstimatePass,
     &memoptVerifyPass,
