@@ -32,6 +32,9 @@ static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char
   memoptStringBufferDestroy(&message);
 }
 
+/* The most stages max-stages allows (its remarks wait in a fixed array). */
+enum { MAX_STAGES = 64 };
+
 /* Returns the profile of `func`, or NULL after a remark saying why not. */
 static MemoptMemoryProfile *profileOf(MlirOperation func) {
   MemoptStringBuffer error = memoptStringBufferCreate();
@@ -43,18 +46,20 @@ static MemoptMemoryProfile *profileOf(MlirOperation func) {
   return profile;
 }
 
-/* Chunks one function; records what it did in `report`. */
-static MlirLogicalResult chunkFunction(MlirOperation func, const MemoptPassOptions *options,
-                                       AutoChunkReport *report) {
+/* Chunks a working copy of `func` (which keeps its place and name until the
+ * outcome is known); records what it did in `report`. Returns the function
+ * that now stands where `func` stood. */
+static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *options,
+                                   AutoChunkReport *report) {
   MemoptMemoryProfile *profile = profileOf(func);
   if (!profile)
-    return mlirLogicalResultSuccess();
+    return func;
   size_t peakPosition = memoptMemoryProfileGetPeakPosition(profile);
   if (memoptMemoryProfileHasUnknownSize(profile, peakPosition)) {
     remark(func, MlirDiagnosticRemark,
            "autochunk: the peak holds tensors of dynamic size; chunking needs static sizes");
     memoptMemoryProfileDestroy(profile);
-    return mlirLogicalResultSuccess();
+    return func;
   }
   uint64_t initialPeak = memoptMemoryProfileGetPeakBytes(profile);
   AutoChunkLimits limits = {
@@ -69,56 +74,80 @@ static MlirLogicalResult chunkFunction(MlirOperation func, const MemoptPassOptio
   AutoChunkReportFunction *entry = autoChunkReportAddFunction(report, func, limits.budget, profile);
   memoptMemoryProfileDestroy(profile);
 
+  /* Stages run on a copy beside the function, so the function stays as it
+   * was when the budget cannot be met (unless allow-partial). */
+  MlirOperation work = mlirOperationClone(func);
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, work);
   uint64_t peak = initialPeak;
   long long maxStages = memoptPassOptionsGetInteger(options, "max-stages");
   long long stage = 0;
   MemoptStringBuffer reason = memoptStringBufferCreate();
+  /* Stage remarks wait until the stages are known to be kept. */
+  char *stageMessages[MAX_STAGES];
+  MlirLocation stageLocations[MAX_STAGES];
   for (; stage < maxStages && peak > limits.budget; ++stage) {
     AutoChunkChoice choice;
     memoptStringBufferClear(&reason);
-    if (!autoChunkSearch(func, &limits, peak, &choice, &reason))
+    if (!autoChunkSearch(work, &limits, peak, &choice, &reason))
       break;
-    MlirOperation region = autoChunkApply(func, &choice);
-    remark(region, MlirDiagnosticRemark,
-           "autochunk stage %lld: %ld ops chunked along dimension %lld in %lld chunks of %lld "
-           "(%ld hoisted); estimated peak %llu -> %llu bytes",
-           stage + 1, (long)choice.chunkedOps, (long long)choice.dim,
-           (long long)(choice.extent / choice.chunkSize), (long long)choice.chunkSize,
-           (long)choice.hoistedOps, (unsigned long long)peak,
-           (unsigned long long)choice.peakBytes);
+    MlirOperation region = autoChunkApply(work, &choice);
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(
+        &message,
+        "autochunk stage %lld: %ld ops chunked along dimension %lld in %lld chunks of %lld "
+        "(%ld hoisted); estimated peak %llu -> %llu bytes",
+        stage + 1, (long)choice.chunkedOps, (long long)choice.dim,
+        (long long)(choice.extent / choice.chunkSize), (long long)choice.chunkSize,
+        (long)choice.hoistedOps, (unsigned long long)peak, (unsigned long long)choice.peakBytes);
     autoChunkReportAddStage(entry, &choice, peak);
     peak = choice.peakBytes;
+    /* The region has the location of the last op it took in. */
+    stageLocations[stage] = mlirOperationGetLocation(region);
+    stageMessages[stage] = memoptStringBufferRelease(&message);
   }
-  profile = profileOf(func);
+  bool met = peak <= limits.budget;
+  bool keep = stage > 0 && (met || memoptPassOptionsGetBool(options, "allow-partial"));
+  for (long long i = 0; i < stage; ++i) {
+    if (keep)
+      memoptEmitDiagnostic(stageLocations[i], MlirDiagnosticRemark, stageMessages[i]);
+    free(stageMessages[i]);
+  }
+  MlirOperation result = func;
+  if (keep) {
+    mlirOperationDestroy(func);
+    result = work;
+  } else {
+    mlirOperationDestroy(work);
+  }
+  profile = profileOf(result);
   if (profile)
     autoChunkReportFinish(entry, profile);
   memoptMemoryProfileDestroy(profile);
-  if (peak > limits.budget)
-    remark(func, MlirDiagnosticRemark,
-           "autochunk: estimated peak %llu bytes after %lld stages is above the budget of %llu "
-           "bytes (from %llu): %s",
-           (unsigned long long)peak, stage, (unsigned long long)limits.budget,
-           (unsigned long long)initialPeak,
-           stage == maxStages ? "max-stages reached" : memoptStringBufferGet(&reason));
-  else
-    remark(func, MlirDiagnosticRemark,
+  if (met)
+    remark(result, MlirDiagnosticRemark,
            "autochunk: estimated peak %llu -> %llu bytes in %lld stages (budget %llu bytes)",
            (unsigned long long)initialPeak, (unsigned long long)peak, stage,
            (unsigned long long)limits.budget);
+  else
+    remark(result, MlirDiagnosticRemark,
+           "autochunk: the budget of %llu bytes is out of reach: the best is %llu bytes (from "
+           "%llu) after %lld stages, then %s; %s",
+           (unsigned long long)limits.budget, (unsigned long long)peak,
+           (unsigned long long)initialPeak, stage,
+           stage == maxStages ? "max-stages was reached" : memoptStringBufferGet(&reason),
+           keep ? "the stages are kept (allow-partial)" : "the function is left unchanged");
   memoptStringBufferDestroy(&reason);
-  return mlirLogicalResultSuccess();
+  return result;
 }
 
 static MlirLogicalResult runAutoChunk(MlirOperation module, const MemoptPassOptions *options) {
   AutoChunkReport *report = autoChunkReportCreate();
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   MlirLogicalResult result = mlirLogicalResultSuccess();
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op) && mlirLogicalResultIsSuccess(result);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (isFunction(op) && !mlirRegionIsNull(mlirOperationGetRegion(op, 0)) &&
-        !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
-      result = chunkFunction(op, options, report);
+    if (isFunction(op) && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      op = chunkFunction(op, options, report);
   const char *reportPath = memoptPassOptionsGetString(options, "report");
   const char *timelinePath = memoptPassOptionsGetString(options, "timeline");
   MemoptStringBuffer error = memoptStringBufferCreate();
@@ -138,13 +167,15 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
     {"budget-ratio", MemoptOptionFloat, "0.2",
      "budget as a fraction of the function's unchunked peak", NULL, 0, 1},
     {"max-stages", MemoptOptionInteger, "8", "most chunk regions created per function", NULL, 1,
-     1000},
+     MAX_STAGES},
     {"max-region-ops", MemoptOptionInteger, "16", "most ops in one candidate region", NULL, 1,
      1000},
     {"launch-cost", MemoptOptionBytes, "4KiB",
      "cost of running one op once more per chunk, as bytes of memory traffic", NULL, 0, 9e18},
     {"min-inner-chunk", MemoptOptionInteger, "16",
      "smallest slice of a value's innermost dimension (keeps loops vectorizable)", NULL, 1, 1e9},
+    {"allow-partial", MemoptOptionBool, "false",
+     "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},
     {"report", MemoptOptionString, "", "write a JSON report of the decisions to this file", NULL,
      0, 0},
     {"timeline", MemoptOptionString, "",

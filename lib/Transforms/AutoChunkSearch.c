@@ -9,8 +9,10 @@
  * Speed cost, in byte-equivalents: every chunk re-reads the tensors its ops
  * read whole (weights, hoisted values) and runs each op once more, so
  *   cost = chunks x (bytes read whole + chunked ops x launch cost).
- * Slices of a value's innermost dimension below `minInnerChunk` elements are
- * not considered: they would defeat vectorization. */
+ * Slices of the innermost dimension of a value of rank 2 or more below
+ * `minInnerChunk` elements are not considered: they would defeat
+ * vectorization. (A 1-D value, such as a per-row maximum, is computed element
+ * by element along its rows anyway.) */
 #include "Transforms/AutoChunk.h"
 
 #include "Analysis/Analysis.h"
@@ -109,8 +111,8 @@ static uint64_t wholeReadBytes(const MemoptChunkPlan *plan) {
   return total;
 }
 
-/* True when every chunked value keeps at least `minimum` elements in its
- * innermost dimension, or is not chunked along it. */
+/* True when every chunked value of rank 2 or more keeps at least `minimum`
+ * elements in its innermost dimension, or is not chunked along it. */
 static bool keepsInnerSlices(const MemoptChunkPlan *plan, int64_t chunks, int64_t minimum) {
   for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
     if (memoptChunkPlanOpIsHoisted(plan, i))
@@ -120,7 +122,7 @@ static bool keepsInnerSlices(const MemoptChunkPlan *plan, int64_t chunks, int64_
       MlirValue result = mlirOperationGetResult(op, r);
       MlirType type = mlirValueGetType(result);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
-      if (dim >= 0 && dim == mlirShapedTypeGetRank(type) - 1 &&
+      if (dim >= 0 && mlirShapedTypeGetRank(type) >= 2 && dim == mlirShapedTypeGetRank(type) - 1 &&
           mlirShapedTypeGetDimSize(type, dim) / chunks < minimum)
         return false;
     }
@@ -164,6 +166,7 @@ typedef struct Search {
   AutoChunkChoice best;
   bool haveBest;
   MemoptStringBuffer *reason; /* the first reason a range was illegal */
+  bool anyPlan;               /* some range was legal */
 } Search;
 
 /* Tries every chunk dimension of the range [first, last] of the block
@@ -187,6 +190,7 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
       continue;
     }
     memoptStringBufferDestroy(&why);
+    search->anyPlan = true;
     int64_t sizes[256];
     intptr_t count = chunkSizes(plan, search->limits, sizes, 256);
     choice.extent = memoptChunkPlanExtent(plan);
@@ -261,7 +265,8 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t
   MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
   memoptMemoryProfileDestroy(profile);
 
-  Search search = {func, limits, currentPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason};
+  Search search = {func, limits, currentPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason,
+                   false};
   AutoChunkChoice top = search.best;
   tryRangesAround(&search, top, (intptr_t)peak);
   /* A peak inside a chunk region: chunk its body further (nested regions,
@@ -285,8 +290,12 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t
     holder = nthOp(body, regionIndex);
     nested.blockPath[nested.depth++] = regionIndex;
   }
-  if (!search.haveBest && !reason->length)
-    memoptStringBufferAppendCString(reason, "no legal chunk region lowers the peak");
+  if (!search.haveBest && search.anyPlan) {
+    /* Legal regions exist but none helps: say so rather than why others failed. */
+    memoptStringBufferClear(reason);
+    memoptStringBufferAppendFormat(reason, "no legal chunk region lowers the peak below %llu bytes",
+                                   (unsigned long long)currentPeak);
+  }
   *best = search.best;
   return search.haveBest;
 }
