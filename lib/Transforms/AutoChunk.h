@@ -28,17 +28,19 @@ typedef struct AutoChunkChoice {
   intptr_t first, last;                         /* op indices in that block */
   int64_t dim, chunkSize, extent;
   uint64_t peakBytes; /* estimated activation peak of the function after it */
+  double area;        /* live bytes summed over the positions after it: a second
+                         peak elsewhere keeps the peak, but the area still falls */
   double cost;        /* modeled extra work, in byte-equivalents */
   intptr_t chunkedOps, hoistedOps;
 } AutoChunkChoice;
 
 /// Searches the ranges around the peak of `func` (and inside the chunk
 /// region holding the peak, if any) for the choice that meets the budget at
-/// the least cost, else the one that lowers the peak most. Returns false
-/// when no legal choice lowers the peak below `currentPeak`, with the most
-/// common reason in `reason`.
-bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t currentPeak,
-                     AutoChunkChoice *best, MemoptStringBuffer *reason);
+/// the least cost, else the one that lowers the peak (then the area) most.
+/// Returns false when no legal choice lowers the peak, or keeps it and lowers
+/// the area, with the reason in `reason`.
+bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChunkChoice *best,
+                     MemoptStringBuffer *reason);
 
 /// Applies `choice` to `func`. Returns the new chunk.region.
 MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice);

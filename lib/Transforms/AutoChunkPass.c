@@ -54,13 +54,14 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
   MemoptMemoryProfile *profile = profileOf(func);
   if (!profile)
     return func;
-  size_t peakPosition = memoptMemoryProfileGetPeakPosition(profile);
-  if (memoptMemoryProfileHasUnknownSize(profile, peakPosition)) {
-    remark(func, MlirDiagnosticRemark,
-           "autochunk: the peak holds tensors of dynamic size; chunking needs static sizes");
-    memoptMemoryProfileDestroy(profile);
-    return func;
-  }
+  for (size_t position = 0; position < memoptMemoryProfileGetNumPositions(profile); ++position)
+    if (memoptMemoryProfileHasUnknownSize(profile, position)) {
+      remark(func, MlirDiagnosticRemark,
+             "autochunk: the function holds tensors of dynamic size, so its peak is not a number "
+             "of bytes; chunking needs static sizes");
+      memoptMemoryProfileDestroy(profile);
+      return func;
+    }
   uint64_t initialPeak = memoptMemoryProfileGetPeakBytes(profile);
   AutoChunkLimits limits = {
       .budget = memoptPassOptionsIsSet(options, "budget")
@@ -88,7 +89,7 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
   for (; stage < maxStages && peak > limits.budget; ++stage) {
     AutoChunkChoice choice;
     memoptStringBufferClear(&reason);
-    if (!autoChunkSearch(work, &limits, peak, &choice, &reason))
+    if (!autoChunkSearch(work, &limits, &choice, &reason))
       break;
     MlirOperation region = autoChunkApply(work, &choice);
     MemoptStringBuffer message = memoptStringBufferCreate();

@@ -20,6 +20,8 @@
 #include "IR/IR.h"
 #include "Transforms/ChunkRegion.h"
 
+#include "Conversion/Conversion.h"
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -73,23 +75,92 @@ MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice) 
   return region;
 }
 
-/* The activation peak of `func` after applying `choice` to a copy of it.
- * The copy sits beside `func` (under a name of its own) so callees resolve. */
-static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, uint64_t *peak) {
+/* Live bytes summed over the positions of a profile. */
+static double areaOf(const MemoptMemoryProfile *profile) {
+  double area = 0;
+  for (size_t i = 0; i < memoptMemoryProfileGetNumPositions(profile); ++i)
+    area += (double)memoptMemoryProfileGetLiveBytes(profile, i);
+  return area;
+}
+
+/* What a choice does to the function's memory. */
+typedef struct Outcome {
+  uint64_t peak;       /* of the whole function */
+  uint64_t regionPeak; /* live bytes while the new region runs */
+  double area;
+} Outcome;
+
+/* A copy of `func` beside it (under a name of its own, so callees resolve)
+ * for trying a choice; the caller destroys it. */
+static MlirOperation copyBeside(MlirOperation func) {
   MlirOperation copy = mlirOperationClone(func);
   mlirOperationSetAttributeByName(
       copy, mlirStringRefCreateFromCString("sym_name"),
       mlirStringAttrGet(mlirOperationGetContext(func),
                         mlirStringRefCreateFromCString("__memopt_autochunk_candidate")));
   mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, copy);
-  autoChunkApply(copy, choice);
+  return copy;
+}
+
+/* Profiles `copy` once its chunk regions are lowered by chunk-to-scf: the
+ * memory of the loops that will actually run, not of the region ops. */
+static MemoptMemoryProfile *profileLowered(MlirOperation copy) {
+  if (mlirLogicalResultIsFailure(memoptLowerChunkRegions(copy)))
+    return NULL;
   MemoptStringBuffer error = memoptStringBufferCreate();
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(copy, /*analyzeCallees=*/true, &error);
-  bool ok = profile != NULL;
-  if (ok)
-    *peak = memoptMemoryProfileGetPeakBytes(profile);
-  memoptMemoryProfileDestroy(profile);
   memoptStringBufferDestroy(&error);
+  return profile;
+}
+
+static bool isChunkRegion(MlirOperation op) {
+  return mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
+                            mlirStringRefCreateFromCString("chunk.region"));
+}
+
+/* The ops of the function body around the top-level op holding `region`
+ * that lowering leaves in place (chunk regions are replaced by loops): the
+ * positions between them are where the region's memory shows. */
+static void stableNeighbours(MlirBlock body, MlirOperation region, MlirOperation *before,
+                             MlirOperation *after) {
+  MlirOperation top = region;
+  while (!mlirBlockEqual(mlirOperationGetBlock(top), body))
+    top = mlirOperationGetParentOperation(top);
+  *before = (MlirOperation){NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, top);
+       op = mlirOperationGetNextInBlock(op))
+    if (!isChunkRegion(op))
+      *before = op;
+  *after = mlirOperationGetNextInBlock(top);
+  while (isChunkRegion(*after))
+    *after = mlirOperationGetNextInBlock(*after);
+}
+
+/* The outcome of applying `choice` to a copy of `func`. */
+static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, Outcome *outcome) {
+  MlirOperation copy = copyBeside(func);
+  MlirOperation region = autoChunkApply(copy, choice);
+  MlirOperation before, after;
+  stableNeighbours(functionBody(copy), region, &before, &after);
+  MemoptMemoryProfile *profile = profileLowered(copy);
+  bool ok = profile != NULL;
+  if (ok) {
+    /* The region's memory: the most live bytes between its neighbours, where
+     * the lowering put its loops. */
+    size_t first = 0, last = memoptMemoryProfileGetNumPositions(profile) - 1, position;
+    if (!mlirOperationIsNull(before) &&
+        memoptMemoryProfileLookupPosition(profile, before, &position))
+      first = position + 1;
+    if (memoptMemoryProfileLookupPosition(profile, after, &position) && position > 0)
+      last = position - 1;
+    outcome->regionPeak = 0;
+    for (size_t i = first; i <= last; ++i)
+      if (memoptMemoryProfileGetLiveBytes(profile, i) > outcome->regionPeak)
+        outcome->regionPeak = memoptMemoryProfileGetLiveBytes(profile, i);
+    outcome->peak = memoptMemoryProfileGetPeakBytes(profile);
+    outcome->area = areaOf(profile);
+  }
+  memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
   return ok;
 }
@@ -144,7 +215,7 @@ static intptr_t chunkSizes(const MemoptChunkPlan *plan, const AutoChunkLimits *l
 
 /* Returns true when `candidate` should replace `best`: meeting the budget
  * beats not meeting it; among those that meet it the cheaper wins, among
- * those that do not the lower peak wins. */
+ * those that do not the lower peak, then the lower area, wins. */
 static bool better(const AutoChunkChoice *candidate, const AutoChunkChoice *best, bool haveBest,
                    uint64_t budget) {
   if (!haveBest)
@@ -156,6 +227,8 @@ static bool better(const AutoChunkChoice *candidate, const AutoChunkChoice *best
     return candidate->cost < best->cost;
   if (candidate->peakBytes != best->peakBytes)
     return candidate->peakBytes < best->peakBytes;
+  if (candidate->area != best->area)
+    return candidate->area < best->area;
   return candidate->cost < best->cost;
 }
 
@@ -163,6 +236,7 @@ typedef struct Search {
   MlirOperation func;
   const AutoChunkLimits *limits;
   uint64_t currentPeak;
+  double currentArea;
   AutoChunkChoice best;
   bool haveBest;
   MemoptStringBuffer *reason; /* the first reason a range was illegal */
@@ -201,34 +275,38 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
     memoptChunkPlanDestroy(plan);
     if (count == 0)
       continue;
-    /* The smallest size saves most; if even it misses the budget it is the
-     * candidate, else the largest size that still meets it. */
+    /* The region itself must fit the budget: the largest size whose region
+     * does is taken (fewest iterations), else the smallest (most saving).
+     * Other peaks of the function are later stages' work. */
+    Outcome outcome;
     choice.chunkSize = sizes[0];
-    if (!evaluate(search->func, &choice, &choice.peakBytes))
+    if (!evaluate(search->func, &choice, &outcome))
       continue;
-    if (choice.peakBytes <= search->limits->budget) {
-      intptr_t low = 0, high = count - 1; /* sizes[low] meets the budget */
-      uint64_t lowPeak = choice.peakBytes;
+    if (outcome.regionPeak <= search->limits->budget) {
+      intptr_t low = 0, high = count - 1; /* sizes[low] fits */
       while (low < high) {
         intptr_t middle = (low + high + 1) / 2;
         AutoChunkChoice trial = choice;
         trial.chunkSize = sizes[middle];
-        uint64_t peak;
-        if (evaluate(search->func, &trial, &peak) && peak <= search->limits->budget) {
+        Outcome trialOutcome;
+        if (evaluate(search->func, &trial, &trialOutcome) &&
+            trialOutcome.regionPeak <= search->limits->budget) {
           low = middle;
-          lowPeak = peak;
+          outcome = trialOutcome;
         } else {
           high = middle - 1;
         }
       }
       choice.chunkSize = sizes[low];
-      choice.peakBytes = lowPeak;
     }
+    choice.peakBytes = outcome.peak;
+    choice.area = outcome.area;
     int64_t chunks = choice.extent / choice.chunkSize;
     choice.cost = (double)chunks * ((double)wholeBytes +
                                     (double)choice.chunkedOps * (double)search->limits->launchCost);
-    if (choice.peakBytes < search->currentPeak &&
-        better(&choice, &search->best, search->haveBest, search->limits->budget)) {
+    bool progress = choice.peakBytes < search->currentPeak ||
+                    (choice.peakBytes == search->currentPeak && choice.area < search->currentArea);
+    if (progress && better(&choice, &search->best, search->haveBest, search->limits->budget)) {
       search->best = choice;
       search->haveBest = true;
     }
@@ -251,8 +329,8 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
     }
 }
 
-bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t currentPeak,
-                     AutoChunkChoice *best, MemoptStringBuffer *reason) {
+bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChunkChoice *best,
+                     MemoptStringBuffer *reason) {
   MemoptStringBuffer error = memoptStringBufferCreate();
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, /*analyzeCallees=*/true, &error);
   if (!profile) {
@@ -263,10 +341,10 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, uint64_t
   memoptStringBufferDestroy(&error);
   size_t peak = memoptMemoryProfileGetPeakPosition(profile);
   MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
+  uint64_t currentPeak = memoptMemoryProfileGetPeakBytes(profile);
+  Search search = {func, limits, currentPeak, areaOf(profile), {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                   false, reason, false};
   memoptMemoryProfileDestroy(profile);
-
-  Search search = {func, limits, currentPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason,
-                   false};
   AutoChunkChoice top = search.best;
   tryRangesAround(&search, top, (intptr_t)peak);
   /* A peak inside a chunk region: chunk its body further (nested regions,
