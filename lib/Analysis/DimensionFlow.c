@@ -109,18 +109,37 @@ static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, i
 }
 
 /* The reassociation group of a reshape that contains dimension `dim` of the
- * expanded side, and whether `dim` is its outermost member. */
-static bool groupOf(MlirAttribute reassociation, int64_t dim, int64_t *group, bool *outermost) {
+ * expanded side, and whether `dim` is its outermost member of extent other
+ * than 1 (members of extent 1 before it do not break contiguity). */
+static bool groupOf(MlirAttribute reassociation, MlirType expanded, int64_t dim, int64_t *group,
+                    bool *outermost) {
   for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(reassociation); ++g) {
     MlirAttribute members = mlirArrayAttrGetElement(reassociation, g);
-    for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(members); ++m)
-      if (mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m)) == dim) {
+    bool unitSoFar = true;
+    for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(members); ++m) {
+      int64_t member = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m));
+      if (member == dim) {
         *group = g;
-        *outermost = m == 0;
+        *outermost = unitSoFar;
         return true;
       }
+      unitSoFar = unitSoFar && mlirShapedTypeGetDimSize(expanded, member) == 1;
+    }
   }
   return false;
+}
+
+/* The member of group `group` a chunk of the collapsed dimension maps to:
+ * its first member of extent other than 1 (the first when all are 1). */
+static int64_t collapsedSource(MlirAttribute reassociation, MlirType expanded, int64_t group) {
+  MlirAttribute members = mlirArrayAttrGetElement(reassociation, group);
+  intptr_t count = mlirArrayAttrGetNumElements(members);
+  for (intptr_t m = 0; m < count; ++m) {
+    int64_t member = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m));
+    if (mlirShapedTypeGetDimSize(expanded, member) != 1)
+      return member;
+  }
+  return mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, 0));
 }
 
 static MlirAttribute attribute(MlirOperation op, const char *name) {
@@ -134,10 +153,11 @@ static MemoptDimFlowStatus throughReshape(MlirOperation op, int64_t dim, bool ex
     operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
   if (expanding) {
     /* Result dim `dim` is a member of a group of the source's dim `group`:
-     * chunks stay contiguous only when it is the group's outermost member. */
+     * chunks stay contiguous only when no member before it is longer than 1. */
+    MlirType expanded = mlirValueGetType(mlirOperationGetResult(op, 0));
     int64_t group;
     bool outermost;
-    if (!groupOf(reassociation, dim, &group, &outermost) || !outermost)
+    if (!groupOf(reassociation, expanded, dim, &group, &outermost) || !outermost)
       return refuse(MemoptDimFlowUnsupported, op, reason,
                     "splits dimension %lld out of an inner position of a group", (long long)dim);
     operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, group};
@@ -145,9 +165,9 @@ static MemoptDimFlowStatus throughReshape(MlirOperation op, int64_t dim, bool ex
   }
   if (dim >= mlirArrayAttrGetNumElements(reassociation))
     return refuse(MemoptDimFlowUnsupported, op, reason, "has no group %lld", (long long)dim);
-  MlirAttribute members = mlirArrayAttrGetElement(reassociation, dim);
+  MlirType expanded = mlirValueGetType(mlirOperationGetOperand(op, 0));
   operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped,
-                                    mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, 0))};
+                                    collapsedSource(reassociation, expanded, dim)};
   return MemoptDimFlowOk;
 }
 

@@ -169,7 +169,7 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      "budget as a fraction of the function's unchunked peak", NULL, 0, 1},
     {"max-stages", MemoptOptionInteger, "8", "most chunk regions created per function", NULL, 1,
      MAX_STAGES},
-    {"max-region-ops", MemoptOptionInteger, "16", "most ops in one candidate region", NULL, 1,
+    {"max-region-ops", MemoptOptionInteger, "32", "most ops in one candidate region", NULL, 1,
      1000},
     {"launch-cost", MemoptOptionBytes, "4KiB",
      "cost of running one op once more per chunk, as bytes of memory traffic", NULL, 0, 9e18},
