@@ -37,14 +37,16 @@ int zooTapeNodeCount(const ZooTape *tape);
  * Differentiable primitives
  *===------------------------------------------------------------------===*/
 
+/// A matmul-family named op (see ZooContractionKind), operands optionally
+/// transposed through the op's indexing maps.
+ZooValue zooContraction(ZooEmitter *e, ZooContractionKind kind, ZooValue a, bool transposeA,
+                        ZooValue b, bool transposeB);
+
 /// [M,K] x [K,N] -> [M,N] (linalg.matmul).
 ZooValue zooMatmul(ZooEmitter *e, ZooValue a, ZooValue b);
 
 /// [B,M,K] x [B,K,N] -> [B,M,N] (linalg.batch_matmul).
 ZooValue zooBatchMatmul(ZooEmitter *e, ZooValue a, ZooValue b);
-
-/// [B,M,K] x [K,N] -> [B,M,N]: linalg.batch_matmul with the rhs broadcast by its indexing map.
-ZooValue zooBatchMatmulSharedRhs(ZooEmitter *e, ZooValue a, ZooValue b);
 
 /// Result dim i is input dim perm[i] (linalg.transpose).
 ZooValue zooTranspose(ZooEmitter *e, ZooValue x, const int *perm);

@@ -48,32 +48,35 @@ static ZooValue unbroadcast(Backward *b, const char *hint, ZooValue grad, int co
   return zooEmitProductReduce(b->e, hint, grad, zooNoValue(), count, dims);
 }
 
-static void matmulBackward(Backward *b, const ZooNode *node, ZooValue dy, bool batched) {
+/* C = op(A) op(B), op a transpose where flagged. With A' = op(A), B' = op(B):
+ * dA' = dC B'^T and dB' = A'^T dC, each written as one contraction that reads
+ * its operands transposed where needed (never a linalg.transpose copy). */
+static void contractionBackward(Backward *b, const ZooNode *node, ZooValue dc) {
   ZooEmitter *e = b->e;
-  ZooValue a = node->inputs[0], w = node->inputs[1];
-  static const int swap2[2] = {1, 0}, swap3[3] = {0, 2, 1};
-  const int *swap = batched ? swap3 : swap2;
-  if (wants(b, a)) {
-    ZooValue wT = zooEmitTranspose(e, "tr", w, swap);
-    accumulate(b, a, batched ? zooEmitBatchMatmul(e, "dbmm", dy, wT) : zooEmitMatmul(e, "dmm", dy, wT));
+  ZooContractionKind kind = (ZooContractionKind)node->variant;
+  ZooValue lhs = node->inputs[0], rhs = node->inputs[1];
+  bool tA = node->dims[0], tB = node->dims[1];
+  if (kind == ZOO_BATCH_REDUCE_MATMUL || (kind == ZOO_BATCH_MATMUL_SHARED_RHS && tA)) {
+    zooFail(e, "internal: no backward rule for this contraction");
+    return;
   }
-  if (wants(b, w)) {
-    ZooValue aT = zooEmitTranspose(e, "tr", a, swap);
-    accumulate(b, w, batched ? zooEmitBatchMatmul(e, "dbmm", aT, dy) : zooEmitMatmul(e, "dmm", aT, dy));
+  if (wants(b, lhs)) {
+    ZooValue dA;
+    if (!tA) /* dA = dC op(B)^T */
+      dA = zooEmitContraction(e, "dmm", kind, dc, false, rhs, !tB);
+    else /* dA = (dC op(B)^T)^T = op(B) dC^T */
+      dA = zooEmitContraction(e, "dmm", kind, rhs, tB, dc, true);
+    accumulate(b, lhs, dA);
   }
-}
-
-static void sharedRhsBackward(Backward *b, const ZooNode *node, ZooValue dy) {
-  /* y[b] = x[b] @ w: dx[b] = dy[b] @ w^T, dw = sum_b x[b]^T @ dy[b] */
-  ZooEmitter *e = b->e;
-  ZooValue x = node->inputs[0], w = node->inputs[1];
-  if (wants(b, x)) {
-    static const int swap[2] = {1, 0};
-    accumulate(b, x, zooEmitBatchMatmulSharedRhs(e, "dmm", dy, zooEmitTranspose(e, "tr", w, swap)));
-  }
-  if (wants(b, w)) {
-    static const int swap[3] = {0, 2, 1};
-    accumulate(b, w, zooEmitBatchReduceMatmul(e, "dmm", zooEmitTranspose(e, "tr", x, swap), dy));
+  if (wants(b, rhs)) {
+    /* A shared rhs collects the gradient of every batch: a batch-reduce contraction. */
+    ZooContractionKind rhsKind = kind == ZOO_BATCH_MATMUL_SHARED_RHS ? ZOO_BATCH_REDUCE_MATMUL : kind;
+    ZooValue dB;
+    if (!tB) /* dB = op(A)^T dC */
+      dB = zooEmitContraction(e, "dmm", rhsKind, lhs, !tA, dc, false);
+    else /* dB = (op(A)^T dC)^T = dC^T op(A) */
+      dB = zooEmitContraction(e, "dmm", rhsKind, dc, true, lhs, tA);
+    accumulate(b, rhs, dB);
   }
 }
 
@@ -450,9 +453,7 @@ static void nodeBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   ZooEmitter *e = b->e;
   ZooValue x = node->inputs[0];
   switch (node->kind) {
-  case ZOO_NODE_MATMUL: matmulBackward(b, node, dy, false); break;
-  case ZOO_NODE_BATCH_MATMUL: matmulBackward(b, node, dy, true); break;
-  case ZOO_NODE_BATCH_MATMUL_SHARED_RHS: sharedRhsBackward(b, node, dy); break;
+  case ZOO_NODE_CONTRACTION: contractionBackward(b, node, dy); break;
   case ZOO_NODE_TRANSPOSE: {
     int inverse[ZOO_MAX_RANK];
     for (int i = 0; i < node->dimCount; ++i)

@@ -3,7 +3,8 @@
  *
  * Naming scheme, chosen so that names can never collide: fresh values are
  * `%<hint>.<n>` (a dot never appears in argument names), arguments are
- * `%<name>` made of letters, digits and '_', index constants are `%c<n>`, and
+ * `%<name>` made of letters, digits and '_', dynamic sizes `%<symbol>.size`,
+ * index constants are `%c<n>`, and
  * values inside linalg.generic bodies are `%in<n>`, `%out<n>`, `%t<n>`. */
 #include "Autodiff.h"
 #include "Emitter.h"
@@ -171,21 +172,26 @@ static void checkTensorSize(ZooEmitter *e, ZooValue value) {
   long long nominals[ZOO_MAX_SYMBOLS];
   symbolNominals(e, nominals);
   long long bytes = zooElementTypeBytes(value.type);
+  bool dynamic = false;
+  MemoptStringBuffer shape = memoptStringBufferCreate();
   for (int i = 0; i < value.rank; ++i) {
     long long extent = zooSizeNominal(value.dims[i], nominals);
-    if (extent == LLONG_MAX || __builtin_mul_overflow(bytes, extent, &bytes)) {
+    dynamic = dynamic || !zooSizeIsStatic(value.dims[i]);
+    memoptStringBufferAppendFormat(&shape, "%s%lld", i ? "x" : "", extent);
+    if (bytes != LLONG_MAX && (extent == LLONG_MAX || __builtin_mul_overflow(bytes, extent, &bytes)))
       bytes = LLONG_MAX;
-      break;
-    }
   }
   if (bytes > e->maxTensorBytes) {
+    const char *type = zooType(e, value);
+    const char *at = dynamic ? zooFormat(e, " (%s at the given sizes)", memoptStringBufferGet(&shape)) : "";
     if (bytes == LLONG_MAX)
-      zooFail(e, "a %s tensor of this model would exceed addressable memory (its size "
-                 "overflows 64 bits); choose smaller sizes", zooType(e, value));
+      zooFail(e, "the model needs a %s%s whose size overflows 64 bits, beyond addressable "
+                 "memory (2^48 bytes); choose smaller sizes", type, at);
     else
-      zooFail(e, "a %s tensor of this model would need %lld bytes, more than the "
-                 "addressable 2^48; choose smaller sizes", zooType(e, value), bytes);
+      zooFail(e, "the model needs a %s%s of %lld bytes, beyond addressable memory (2^48 "
+                 "bytes); choose smaller sizes", type, at, bytes);
   }
+  memoptStringBufferDestroy(&shape);
 }
 
 ZooValue zooNewValue(ZooEmitter *e, const char *hint, ZooElementType type, int rank,
@@ -279,8 +285,9 @@ int zooDeclareSymbol(ZooEmitter *e, const char *name, long long nominal) {
     return 0;
   }
   ZooSymbol *symbol = &e->symbols[e->symbolCount];
-  symbol->name = malloc(strlen(name) + 2);
-  sprintf(symbol->name, "%%%s", name);
+  /* `%<name>.size`: the dot keeps it apart from argument names. */
+  symbol->name = malloc(strlen(name) + 8);
+  sprintf(symbol->name, "%%%s.size", name);
   symbol->argumentIndex = -1;
   symbol->argumentDim = 0;
   symbol->nominal = nominal;

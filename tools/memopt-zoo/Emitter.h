@@ -99,7 +99,7 @@ typedef struct ZooArgument {
 } ZooArgument;
 
 typedef struct ZooSymbol {
-  char *name;        /* SSA name of the index value, e.g. "%batch" */
+  char *name;        /* SSA name of the index value, e.g. "%batch.size" */
   int argumentIndex; /* the argument whose dimension defines it; -1 until bound */
   int argumentDim;
   long long nominal; /* the size assumed for memory checks and by @main */
@@ -188,7 +188,7 @@ void zooFunctionBegin(ZooEmitter *e);
 ZooValue zooArgument(ZooEmitter *e, const char *name, ZooElementType type, int rank,
                      const ZooSize *dims, bool isParameter, ZooFill fill);
 
-/// Declares dynamic symbol `%<name>` of nominal size `nominal` and returns its
+/// Declares dynamic symbol `%<name>.size` of nominal size `nominal` and returns its
 /// index; the first argument with the bare symbol as a dimension defines it.
 int zooDeclareSymbol(ZooEmitter *e, const char *name, long long nominal);
 
@@ -275,20 +275,23 @@ ZooValue zooEmitEmpty(ZooEmitter *e, const char *hint, ZooElementType type, int 
 ZooValue zooEmitFull(ZooEmitter *e, const char *hint, ZooElementType type, int rank,
                      const ZooSize *dims, double value);
 
+/// Emits tensor.empty + linalg.fill with zero.
+ZooValue zooEmitZeros(ZooEmitter *e, ZooElementType type, int rank, const ZooSize *dims);
+
 /// Emits a tensor shaped like `like` filled with `scalar` (an SSA name).
 ZooValue zooEmitFullLike(ZooEmitter *e, const char *hint, ZooValue like, const char *scalar);
 
-/// Emits linalg.matmul of [M,K] x [K,N].
-ZooValue zooEmitMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b);
+typedef enum ZooContractionKind {
+  ZOO_MATMUL,                  /* [M,K] x [K,N] -> [M,N] (linalg.matmul) */
+  ZOO_BATCH_MATMUL,            /* [B,M,K] x [B,K,N] -> [B,M,N] (linalg.batch_matmul) */
+  ZOO_BATCH_MATMUL_SHARED_RHS, /* [B,M,K] x [K,N] -> [B,M,N], rhs broadcast by its map */
+  ZOO_BATCH_REDUCE_MATMUL,     /* sum over B of [B,M,K] x [B,K,N] -> [M,N] */
+} ZooContractionKind;
 
-/// Emits linalg.batch_matmul of [B,M,K] x [B,K,N].
-ZooValue zooEmitBatchMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b);
-
-/// Emits linalg.batch_matmul of [B,M,K] x [K,N] (rhs broadcast through indexing_maps).
-ZooValue zooEmitBatchMatmulSharedRhs(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b);
-
-/// Emits linalg.batch_reduce_matmul: sum over B of [B,M,K] x [B,K,N] -> [M,N].
-ZooValue zooEmitBatchReduceMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b);
+/// Emits a matmul-family named op; a transposed operand is read through the
+/// op's indexing_maps (no linalg.transpose copy), e.g. a is [K,M] when transposeA.
+ZooValue zooEmitContraction(ZooEmitter *e, const char *hint, ZooContractionKind kind, ZooValue a,
+                            bool transposeA, ZooValue b, bool transposeB);
 
 /// Emits linalg.transpose with result dim i = input dim perm[i].
 ZooValue zooEmitTranspose(ZooEmitter *e, const char *hint, ZooValue x, const int *perm);

@@ -38,25 +38,26 @@ ZooSize zooModelSize(ZooEmitter *e, bool dynamic, const char *name, long long no
   return zooSizeSymbol(zooDeclareSymbol(e, name, nominal));
 }
 
-ZooValue zooProject(ZooEmitter *e, ZooValue x, ZooValue w) {
+ZooValue zooProject(ZooEmitter *e, ZooValue x, ZooValue w, bool transposeW) {
   int last = x.rank - 1;
+  ZooSize outFeatures = transposeW ? w.dims[0] : w.dims[1];
   if (x.rank == 2)
-    return zooMatmul(e, x, w);
+    return zooContraction(e, ZOO_MATMUL, x, false, w, transposeW);
   int dynamicLeading = 0;
   for (int i = 0; i < last; ++i)
     dynamicLeading += !zooSizeIsStatic(x.dims[i]);
   if (dynamicLeading > 1 && x.rank == 3)
-    return zooBatchMatmulSharedRhs(e, x, w);
+    return zooContraction(e, ZOO_BATCH_MATMUL_SHARED_RHS, x, false, w, transposeW);
   if (dynamicLeading > 1)
     zooFail(e, "internal: projection of a rank-%d tensor with several dynamic dims", x.rank);
   ZooSize rows = zooSizeStatic(1);
   for (int i = 0; i < last; ++i)
     rows = zooSizeMul(rows, x.dims[i]);
   ZooSize flatDims[2] = {rows, x.dims[last]};
-  ZooValue y = zooMatmul(e, zooReshape(e, x, 2, flatDims), w);
+  ZooValue y = zooContraction(e, ZOO_MATMUL, zooReshape(e, x, 2, flatDims), false, w, transposeW);
   ZooSize outDims[ZOO_MAX_RANK];
   memcpy(outDims, x.dims, sizeof(ZooSize) * (size_t)last);
-  outDims[last] = w.dims[1];
+  outDims[last] = outFeatures;
   return zooReshape(e, y, x.rank, outDims);
 }
 
@@ -64,7 +65,7 @@ ZooValue zooLinear(ZooEmitter *e, const char *name, ZooValue x, long long outFea
   long long inFeatures = x.dims[x.rank - 1].factor;
   long long weightDims[2] = {inFeatures, outFeatures};
   ZooValue weight = zooParameter(e, zooFormat(e, "%s_w", name), 2, weightDims, zooFillWeight(inFeatures));
-  ZooValue y = zooProject(e, x, weight);
+  ZooValue y = zooProject(e, x, weight, false);
   if (bias) {
     long long biasDims[1] = {outFeatures};
     y = zooAdd(e, y, zooParameter(e, zooFormat(e, "%s_b", name), 1, biasDims, zooFillBias()));
@@ -117,11 +118,9 @@ ZooValue zooAttention(ZooEmitter *e, ZooValue q, ZooValue k, ZooValue v,
   ZooSize queries = q.dims[2], keys = k.dims[2], headDim = q.dims[3];
   ZooSize q3Dims[3] = {batchHeads, queries, headDim};
   ZooValue q3 = zooReshape(e, q, 3, q3Dims);
-  static const int keyPerm[4] = {0, 1, 3, 2};
-  ZooValue kT = zooTranspose(e, k, keyPerm);
-  ZooSize k3Dims[3] = {batchHeads, headDim, keys};
-  ZooValue k3 = zooReshape(e, kT, 3, k3Dims);
-  ZooValue scores = zooBatchMatmul(e, q3, k3);
+  ZooSize k3Dims[3] = {batchHeads, keys, headDim};
+  ZooValue k3 = zooReshape(e, k, 3, k3Dims);
+  ZooValue scores = zooContraction(e, ZOO_BATCH_MATMUL, q3, false, k3, true); /* q k^T */
   ZooSize s4Dims[4] = {q.dims[0], q.dims[1], queries, keys};
   ZooValue s4 = zooReshape(e, scores, 4, s4Dims);
   s4 = zooScale(e, s4, 1.0 / sqrt((double)headDim.factor));

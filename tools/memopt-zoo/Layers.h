@@ -41,11 +41,12 @@ ZooSize zooModelSize(ZooEmitter *e, bool dynamic, const char *name, long long no
  * Dense blocks
  *===------------------------------------------------------------------===*/
 
-/// x[..., K] @ w[K, N]: the leading dims are flattened for linalg.matmul, except
+/// x[..., K] @ w[K, N] (w[N, K] read transposed when transposeW): the leading
+/// dims are flattened for linalg.matmul, except
 /// when that would merge two dynamic dims (the gradient would need an
 /// expand_shape that MLIR 22 cannot lower, llvm/llvm-project#186830): then
 /// linalg.batch_matmul with w broadcast through its indexing map.
-ZooValue zooProject(ZooEmitter *e, ZooValue x, ZooValue w);
+ZooValue zooProject(ZooEmitter *e, ZooValue x, ZooValue w, bool transposeW);
 
 /// x[..., in] @ W[in, out] (+ b) with new parameters `<name>_w`, `<name>_b`.
 ZooValue zooLinear(ZooEmitter *e, const char *name, ZooValue x, long long outFeatures, bool bias);
@@ -69,7 +70,8 @@ typedef struct ZooAttentionOptions {
 } ZooAttentionOptions;
 
 /// Scaled dot-product attention of q [B,h,Sq,d], k and v [B,h,Sk,d] -> [B,h,Sq,d]:
-/// batch_matmul(q, k^T) / sqrt(d) (+ bias) (causal mask), softmax, batch_matmul(p, v).
+/// batch_matmul(q, k^T) / sqrt(d) (+ bias) (causal mask), softmax, batch_matmul(p, v);
+/// k^T is read through the batch_matmul's indexing map, not copied.
 ZooValue zooAttention(ZooEmitter *e, ZooValue q, ZooValue k, ZooValue v,
                       const ZooAttentionOptions *options);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define TRANSFORMER_OPTIONS "batch=1 hidden=768 heads=12"
+#define CNN_OPTIONS "batch=1 resolution=224 channels=3 classes=1000 norm=batch blocks=auto"
 
 static const ZooModelInfo kModels[] = {
     {"mha", "multi-head self-attention layer (BERT-base sizes): QKV projections, softmax attention, output projection",
@@ -25,17 +26,16 @@ static const ZooModelInfo kModels[] = {
      zooConfigureEvoformer, zooBuildEvoformer},
     {"unet", "DDPM-style diffusion UNet: timestep embedding, GroupNorm+SiLU res blocks, attention at 1/2 "
      "resolution, skip concatenation",
-     "batch=1 resolution=32 channels=3 hidden=128 groups=32 layers=2 heads=1", zooConfigureUNet,
+     "batch=1 resolution=32 channels=3 hidden=128 groups=32 layers=2 heads=1 levels=4", zooConfigureUNet,
      zooBuildUNet},
     {"mobilenet-v1", "MobileNet v1: 13 depthwise-separable blocks, ReLU6, global pool, classifier",
-     "batch=1 resolution=224 channels=3 classes=1000 norm=batch", zooConfigureCnn, zooBuildMobileNetV1},
+     CNN_OPTIONS, zooConfigureMobileNetV1, zooBuildMobileNetV1},
     {"mobilenet-v2", "MobileNet v2: 17 inverted residual blocks (expand, depthwise, project), ReLU6",
-     "batch=1 resolution=224 channels=3 classes=1000 norm=batch", zooConfigureCnn, zooBuildMobileNetV2},
+     CNN_OPTIONS, zooConfigureMobileNetV2, zooBuildMobileNetV2},
     {"efficientnet-b0", "EfficientNet-B0: 16 MBConv blocks with squeeze-and-excitation, SiLU, 3x3/5x5 depthwise",
-     "batch=1 resolution=224 channels=3 classes=1000 norm=batch", zooConfigureCnn,
-     zooBuildEfficientNetB0},
+     CNN_OPTIONS, zooConfigureEfficientNetB0, zooBuildEfficientNetB0},
     {"resnet50", "ResNet-50 (v1.5): 7x7 stem, max pool, 16 bottleneck blocks, global pool, classifier",
-     "batch=1 resolution=224 channels=3 classes=1000 norm=batch", zooConfigureCnn, zooBuildResNet50},
+     CNN_OPTIONS, zooConfigureResNet50, zooBuildResNet50},
 };
 
 const ZooModelInfo *zooModelTable(int *count) {

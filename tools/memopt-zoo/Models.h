@@ -61,7 +61,10 @@ bool zooConfigureUNet(ZooOptions *options, MemoptStringBuffer *error);
 void zooBuildUNet(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);
 
 /* Cnn.c */
-bool zooConfigureCnn(ZooOptions *options, MemoptStringBuffer *error);
+bool zooConfigureMobileNetV1(ZooOptions *options, MemoptStringBuffer *error);
+bool zooConfigureMobileNetV2(ZooOptions *options, MemoptStringBuffer *error);
+bool zooConfigureEfficientNetB0(ZooOptions *options, MemoptStringBuffer *error);
+bool zooConfigureResNet50(ZooOptions *options, MemoptStringBuffer *error);
 void zooBuildMobileNetV1(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);
 void zooBuildMobileNetV2(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);
 void zooBuildEfficientNetB0(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);

@@ -82,65 +82,8 @@ ZooValue zooEmitFull(ZooEmitter *e, const char *hint, ZooElementType type, int r
   return zooEmitFullLike(e, hint, like, zooConstant(e, type, value));
 }
 
-static ZooValue zeros(ZooEmitter *e, ZooElementType type, int rank, const ZooSize *dims) {
+ZooValue zooEmitZeros(ZooEmitter *e, ZooElementType type, int rank, const ZooSize *dims) {
   return zooEmitFull(e, "zero", type, rank, dims, 0.0);
-}
-
-ZooValue zooEmitMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b) {
-  if (a.rank != 2 || b.rank != 2)
-    zooFail(e, "internal: matmul needs rank-2 operands");
-  sameSize(e, a.dims[1], b.dims[0], "matmul contraction");
-  ZooSize dims[2] = {a.dims[0], b.dims[1]};
-  ZooValue init = zeros(e, a.type, 2, dims);
-  ZooValue result = zooNewValueLike(e, hint, a.type, init);
-  zooLine(e, "%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s", zooName(e, result),
-          zooName(e, a), zooName(e, b), zooType(e, a), zooType(e, b), zooName(e, init),
-          zooType(e, init), zooType(e, result));
-  return result;
-}
-
-ZooValue zooEmitBatchMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b) {
-  if (a.rank != 3 || b.rank != 3)
-    zooFail(e, "internal: batch_matmul needs rank-3 operands");
-  sameSize(e, a.dims[0], b.dims[0], "batch_matmul batch");
-  sameSize(e, a.dims[2], b.dims[1], "batch_matmul contraction");
-  ZooSize dims[3] = {a.dims[0], a.dims[1], b.dims[2]};
-  ZooValue init = zeros(e, a.type, 3, dims);
-  ZooValue result = zooNewValueLike(e, hint, a.type, init);
-  zooLine(e, "%s = linalg.batch_matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s",
-          zooName(e, result), zooName(e, a), zooName(e, b), zooType(e, a), zooType(e, b),
-          zooName(e, init), zooType(e, init), zooType(e, result));
-  return result;
-}
-
-ZooValue zooEmitBatchMatmulSharedRhs(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b) {
-  if (a.rank != 3 || b.rank != 2)
-    zooFail(e, "internal: shared-rhs batch_matmul needs rank-3 x rank-2 operands");
-  sameSize(e, a.dims[2], b.dims[0], "batch_matmul contraction");
-  ZooSize dims[3] = {a.dims[0], a.dims[1], b.dims[1]};
-  ZooValue init = zeros(e, a.type, 3, dims);
-  ZooValue result = zooNewValueLike(e, hint, a.type, init);
-  zooLine(e,
-          "%s = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, "
-          "affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] "
-          "ins(%s, %s : %s, %s) outs(%s : %s) -> %s",
-          zooName(e, result), zooName(e, a), zooName(e, b), zooType(e, a), zooType(e, b),
-          zooName(e, init), zooType(e, init), zooType(e, result));
-  return result;
-}
-
-ZooValue zooEmitBatchReduceMatmul(ZooEmitter *e, const char *hint, ZooValue a, ZooValue b) {
-  if (a.rank != 3 || b.rank != 3)
-    zooFail(e, "internal: batch_reduce_matmul needs rank-3 operands");
-  sameSize(e, a.dims[0], b.dims[0], "batch_reduce_matmul batch");
-  sameSize(e, a.dims[2], b.dims[1], "batch_reduce_matmul contraction");
-  ZooSize dims[2] = {a.dims[1], b.dims[2]};
-  ZooValue init = zeros(e, a.type, 2, dims);
-  ZooValue result = zooNewValueLike(e, hint, a.type, init);
-  zooLine(e, "%s = linalg.batch_reduce_matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s",
-          zooName(e, result), zooName(e, a), zooName(e, b), zooType(e, a), zooType(e, b),
-          zooName(e, init), zooType(e, init), zooType(e, result));
-  return result;
 }
 
 ZooValue zooEmitTranspose(ZooEmitter *e, const char *hint, ZooValue x, const int *perm) {
@@ -378,7 +321,7 @@ ZooValue zooEmitProductReduce(ZooEmitter *e, const char *hint, ZooValue x, ZooVa
   if (zooHasValue(y))
     for (int i = 0; i < x.rank; ++i)
       sameSize(e, x.dims[i], y.dims[i], "product reduction");
-  ZooValue init = zeros(e, x.type, keepCount, dims);
+  ZooValue init = zooEmitZeros(e, x.type, keepCount, dims);
   ZooGeneric g;
   zooGenericBegin(&g, e, hint, iterators);
   const char *a = zooGenericInput(&g, x, zooMapOf(e, x.rank, NULL));

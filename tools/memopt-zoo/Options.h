@@ -17,7 +17,7 @@ typedef struct ZooOptions {
   const char *model;
   long long batch, seq, hidden, heads, kvHeads, layers, intermediate, vocab, positions;
   long long resolution, channels, classes, groups, msa, residues, pairChannels, pairHeads;
-  long long outerChannels;
+  long long outerChannels, blocks, levels;
   ZooElementType dtype;
   ZooNormKind norm;
   bool dynamic, train, withMain, causal;

@@ -102,25 +102,26 @@ static ZooSize productOfAxes(const ZooValue *x, unsigned axes) {
   return count;
 }
 
-ZooValue zooMatmul(ZooEmitter *e, ZooValue a, ZooValue b) {
-  ZooValue result = zooEmitMatmul(e, "mm", a, b);
+ZooValue zooContraction(ZooEmitter *e, ZooContractionKind kind, ZooValue a, bool transposeA,
+                        ZooValue b, bool transposeB) {
+  static const char *const hints[] = {"mm", "bmm", "mm", "mm"};
+  ZooValue result = zooEmitContraction(e, hints[kind], kind, a, transposeA, b, transposeB);
   ZooValue inputs[2] = {a, b};
-  record(e, ZOO_NODE_MATMUL, 2, inputs, result);
+  ZooNode *node = record(e, ZOO_NODE_CONTRACTION, 2, inputs, result);
+  if (node) {
+    node->variant = kind;
+    node->dims[0] = transposeA;
+    node->dims[1] = transposeB;
+  }
   return result;
 }
 
-ZooValue zooBatchMatmulSharedRhs(ZooEmitter *e, ZooValue a, ZooValue b) {
-  ZooValue result = zooEmitBatchMatmulSharedRhs(e, "mm", a, b);
-  ZooValue inputs[2] = {a, b};
-  record(e, ZOO_NODE_BATCH_MATMUL_SHARED_RHS, 2, inputs, result);
-  return result;
+ZooValue zooMatmul(ZooEmitter *e, ZooValue a, ZooValue b) {
+  return zooContraction(e, ZOO_MATMUL, a, false, b, false);
 }
 
 ZooValue zooBatchMatmul(ZooEmitter *e, ZooValue a, ZooValue b) {
-  ZooValue result = zooEmitBatchMatmul(e, "bmm", a, b);
-  ZooValue inputs[2] = {a, b};
-  record(e, ZOO_NODE_BATCH_MATMUL, 2, inputs, result);
-  return result;
+  return zooContraction(e, ZOO_BATCH_MATMUL, a, false, b, false);
 }
 
 ZooValue zooTranspose(ZooEmitter *e, ZooValue x, const int *perm) {

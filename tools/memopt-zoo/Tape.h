@@ -8,9 +8,7 @@
 #define ZOO_MAX_NODE_INPUTS 3
 
 typedef enum ZooNodeKind {
-  ZOO_NODE_MATMUL,
-  ZOO_NODE_BATCH_MATMUL,
-  ZOO_NODE_BATCH_MATMUL_SHARED_RHS,
+  ZOO_NODE_CONTRACTION,
   ZOO_NODE_TRANSPOSE,
   ZOO_NODE_RESHAPE,
   ZOO_NODE_BINARY,
@@ -38,8 +36,9 @@ typedef struct ZooNode {
   ZooValue inputs[ZOO_MAX_NODE_INPUTS];
   ZooValue output;
   ZooValue saved[2]; /* statistics kept for backward: norm mean/rstd, logsumexp */
-  int variant;       /* ZooBinaryKind or ZooPointwiseKind */
-  int dimCount;      /* perm (transpose), bDims (binary), dimMap (broadcast) */
+  int variant;       /* ZooContractionKind, ZooBinaryKind or ZooPointwiseKind */
+  int dimCount;      /* perm (transpose), bDims (binary), dimMap (broadcast); */
+                     /* for a contraction dims[0], dims[1] say lhs, rhs transposed */
   int dims[ZOO_MAX_RANK];
   unsigned axes;                     /* reduce / normalize */
   long long offsets[ZOO_MAX_RANK];   /* pad low / slice offsets */

@@ -109,9 +109,8 @@ void zooBuildGpt2(ZooEmitter *e, const ZooOptions *o, ZooModelOutputs *out) {
   x = zooLayerNorm(e, "ln_f", x, 1e-5);
 
   /* LM head tied to the token embedding: logits = x @ wte^T. */
-  static const int swap[2] = {1, 0};
   out->count = 1;
-  out->values[0] = zooProject(e, x, zooTranspose(e, wte, swap));
+  out->values[0] = zooProject(e, x, wte, true);
   if (o->train) {
     ZooValue labels = zooInput(e, "labels", ZOO_I64, 2, tokenDims, zooFillInteger(o->vocab));
     out->loss = zooCrossEntropy(e, out->values[0], labels);
