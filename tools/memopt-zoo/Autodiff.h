@@ -30,9 +30,6 @@ void zooTapeNoteValue(ZooTape *tape, int id);
 /// Marks value `id` (a parameter) as requiring a gradient.
 void zooTapeMarkRequiresGrad(ZooTape *tape, int id);
 
-/// Returns the number of nodes recorded so far.
-int zooTapeNodeCount(const ZooTape *tape);
-
 /*===------------------------------------------------------------------===*
  * Differentiable primitives
  *===------------------------------------------------------------------===*/

@@ -58,8 +58,6 @@ int zooElementTypeBytes(ZooElementType type) {
   return 0;
 }
 
-bool zooElementTypeIsFloat(ZooElementType type) { return type != ZOO_I64; }
-
 ZooValue zooNoValue(void) {
   ZooValue value;
   memset(&value, 0, sizeof value);

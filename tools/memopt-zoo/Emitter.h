@@ -34,9 +34,6 @@ const char *zooElementTypeName(ZooElementType type);
 /// Returns the size in bytes of one element.
 int zooElementTypeBytes(ZooElementType type);
 
-/// Returns true for the floating-point element types.
-bool zooElementTypeIsFloat(ZooElementType type);
-
 /* A dimension extent: factor * prod(symbol_i ^ powers[i]). A size with all
  * powers zero is static. factor == LLONG_MAX marks an overflowed product. */
 typedef struct ZooSize {

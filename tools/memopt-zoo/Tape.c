@@ -49,8 +49,6 @@ bool zooTapeRequiresGrad(const ZooTape *tape, int id) {
   return id >= 0 && id < tape->valueCapacity && tape->requiresGrad[id];
 }
 
-int zooTapeNodeCount(const ZooTape *tape) { return tape->nodeCount; }
-
 /* Records a node when some input needs a gradient; returns it (valid until
  * the next record) so the caller can fill in the kind-specific fields. */
 static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const ZooValue *inputs,
