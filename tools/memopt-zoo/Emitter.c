@@ -158,10 +158,9 @@ static int addName(ZooEmitter *e, char *name) {
   return e->nameCount++;
 }
 
-static long long symbolNominals(const ZooEmitter *e, long long *values) {
+static void symbolNominals(const ZooEmitter *e, long long *values) {
   for (int i = 0; i < ZOO_MAX_SYMBOLS; ++i)
     values[i] = i < e->symbolCount ? e->symbols[i].nominal : 1;
-  return 0;
 }
 
 /* The user-facing memory check: every tensor the model creates, at the

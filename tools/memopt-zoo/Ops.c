@@ -29,7 +29,7 @@ static const char *dynamicSizeList(ZooEmitter *e, int rank, const ZooSize *dims)
   return result;
 }
 
-/* "[4, %batch, 8]": a mixed static/dynamic size list. */
+/* "[4, %batch.size, 8]": a mixed static/dynamic size list. */
 static const char *mixedSizeList(ZooEmitter *e, int rank, const ZooSize *dims) {
   MemoptStringBuffer text = memoptStringBufferCreate();
   memoptStringBufferAppendCString(&text, "[");

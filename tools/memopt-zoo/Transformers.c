@@ -5,6 +5,9 @@
 
 #include <string.h>
 
+/* ln(10000): rotary frequencies are 10000^(-2j/d) = exp(-2j ln(10000) / d). */
+static const double kLogTenThousand = 9.210340371976184;
+
 static ZooSize batchSize(ZooEmitter *e, const ZooOptions *o) {
   return zooModelSize(e, o->dynamic, "batch", o->batch);
 }
@@ -195,7 +198,7 @@ static void rotaryTables(ZooEmitter *e, ZooSize seq, long long headDim, ZooValue
   const char *pairF = zooGenericOp(&g, "arith.sitofp %s : i64 to %s", pair, t);
   /* 10000^(-2j/d) = exp(j * (-2 ln(10000) / d)) */
   const char *exponent = zooGenericOp(&g, "arith.mulf %s, %s : %s", pairF,
-                                      zooConstant(e, type, -2.0 * 9.210340371976184 / (double)headDim), t);
+                                      zooConstant(e, type, -2.0 * kLogTenThousand / (double)headDim), t);
   const char *frequency = zooGenericOp(&g, "math.exp %s : %s", exponent, t);
   const char *angle = zooGenericOp(&g, "arith.mulf %s, %s : %s", positionF, frequency, t);
   const char *values[2] = {zooGenericOp(&g, "math.cos %s : %s", angle, t),

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 enum { kMaxLevels = 8 };
+/* ln(10000), the base of the sinusoidal timestep embedding's frequencies. */
+static const double kLogTenThousand = 9.210340371976184;
 static const int kAttentionLevel = 1; /* resolution / 2, i.e. 16x16 at 32x32 */
 
 /* Channel multiplier of a level: 1 at full resolution, 2 below (DDPM CIFAR-10: 1, 2, 2, 2). */
@@ -56,7 +58,7 @@ static ZooValue timestepEmbedding(ZooEmitter *e, ZooValue timesteps, long long w
   const char *frequencyIndex = zooGenericOp(&g, "arith.remui %s, %s : index", column, halfIndex);
   const char *asInteger = zooGenericOp(&g, "arith.index_cast %s : index to i64", frequencyIndex);
   const char *asFloat = zooGenericOp(&g, "arith.sitofp %s : i64 to %s", asInteger, t);
-  double step = -9.210340371976184 / (double)(half > 1 ? half - 1 : 1);
+  double step = -kLogTenThousand / (double)(half > 1 ? half - 1 : 1);
   const char *exponent = zooGenericOp(&g, "arith.mulf %s, %s : %s", asFloat, zooConstant(e, type, step), t);
   const char *frequency = zooGenericOp(&g, "math.exp %s : %s", exponent, t);
   const char *angle = zooGenericOp(&g, "arith.mulf %s, %s : %s", time, frequency, t);
