@@ -368,6 +368,8 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
     holder = nthOp(body, regionIndex);
     nested.blockPath[nested.depth++] = regionIndex;
   }
+  if (!search.haveBest && !reason->length)
+    memoptStringBufferAppendCString(reason, "no range of ops around the peak has a chunkable result");
   if (!search.haveBest && search.anyPlan) {
     /* Legal regions exist but none helps: say so rather than why others failed. */
     memoptStringBufferClear(reason);
