@@ -2,6 +2,7 @@
  * from their indexing maps, so every such op is covered without a rule of its
  * own; the few non-linalg ops that move dimensions around have rules here. */
 #include "Analysis/Analysis.h"
+#include "IR/IR.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
@@ -11,11 +12,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-
-static bool nameIs(MlirOperation op, const char *name) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
-}
 
 static bool dialectIs(MlirOperation op, const char *dialect) {
   MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
@@ -59,7 +55,7 @@ static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
   for (MlirOperation inner = mlirBlockIsNull(body) ? (MlirOperation){NULL}
                                                    : mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
-    if (!nameIs(inner, "linalg.index"))
+    if (!memoptOperationIsA(inner, "linalg.index"))
       continue;
     MlirAttribute dim = mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
     if (mlirAttributeIsAInteger(dim) && mlirIntegerAttrGetValueInt(dim) == loop)
@@ -217,35 +213,35 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
   if (!mlirAttributeIsNull(maps))
     return throughLinalg(op, maps, resultIndex, dim, operands, reason);
-  if (nameIs(op, "linalg.softmax")) {
+  if (memoptOperationIsA(op, "linalg.softmax")) {
     if (mlirIntegerAttrGetValueInt(attribute(op, "dimension")) == dim)
       return refuse(MemoptDimFlowReduced, op, reason, "normalizes along dimension %lld", (long long)dim);
     mapAll(op, dim, operands);
     return MemoptDimFlowOk;
   }
-  if (nameIs(op, "arith.constant")) {
+  if (memoptOperationIsA(op, "arith.constant")) {
     MlirAttribute value = attribute(op, "value");
     if (!mlirAttributeIsADenseElements(value) || !mlirDenseElementsAttrIsSplat(value))
       return refuse(MemoptDimFlowUnsupported, op, reason,
                     "is a constant that is not a splat");
     return MemoptDimFlowOk;
   }
-  if (isElementwise(op) || nameIs(op, "tensor.cast")) {
+  if (isElementwise(op) || memoptOperationIsA(op, "tensor.cast")) {
     mapAll(op, dim, operands);
     return MemoptDimFlowOk;
   }
-  if (nameIs(op, "tensor.empty")) {
+  if (memoptOperationIsA(op, "tensor.empty")) {
     if (mlirShapedTypeIsDynamicDim(resultType, dim))
       return refuse(MemoptDimFlowUnsupported, op, reason,
                     "has a dynamic size in dimension %lld", (long long)dim);
     mapAll(op, -1, operands);
     return MemoptDimFlowOk;
   }
-  if (nameIs(op, "tensor.expand_shape"))
+  if (memoptOperationIsA(op, "tensor.expand_shape"))
     return throughReshape(op, dim, true, operands, reason);
-  if (nameIs(op, "tensor.collapse_shape"))
+  if (memoptOperationIsA(op, "tensor.collapse_shape"))
     return throughReshape(op, dim, false, operands, reason);
-  if (nameIs(op, "tensor.extract_slice"))
+  if (memoptOperationIsA(op, "tensor.extract_slice"))
     return throughExtractSlice(op, dim, operands, reason);
   return refuse(MemoptDimFlowUnsupported, op, reason,
                 "is not modelled by dimension flow");

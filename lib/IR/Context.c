@@ -3,6 +3,8 @@
 
 #include "mlir-c/RegisterEverything.h"
 
+#include <string.h>
+
 MlirContext memoptContextCreate(bool allowUnregisteredDialects) {
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(registry);
@@ -18,4 +20,9 @@ MlirContext memoptContextCreate(bool allowUnregisteredDialects) {
 
 void memoptAppendToBuffer(MlirStringRef text, void *userData) {
   memoptStringBufferAppend((MemoptStringBuffer *)userData, text.data, text.length);
+}
+
+bool memoptOperationIsA(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
 }

@@ -47,6 +47,9 @@ bool memoptIsMemoptDialect(MlirStringRef name);
 /// alphabetical order and separated by commas, to `out`.
 void memoptListDialects(MemoptStringBuffer *out);
 
+/// Returns true when `op` is named `name` ("chunk.region", "linalg.matmul", ...).
+bool memoptOperationIsA(MlirOperation op, const char *name);
+
 /// Creates a context with every upstream dialect and the memopt dialects
 /// registered and loaded; returns a null context when loading fails.
 /// The caller destroys it with mlirContextDestroy.

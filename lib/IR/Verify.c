@@ -15,11 +15,6 @@ typedef struct Verifier {
   bool failed;
 } Verifier;
 
-static bool nameIs(MlirOperation op, const char *name) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
-}
-
 /* Emits "'<op>' op <message>" at the op's location. */
 static void opError(Verifier *verifier, MlirOperation op, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
@@ -97,7 +92,7 @@ static bool body(Verifier *verifier, MlirOperation op, intptr_t index, MlirBlock
 /* Checks that `block` ends in vector.yield and returns it. */
 static bool yieldOf(Verifier *verifier, MlirOperation op, MlirBlock block, MlirOperation *yield) {
   *yield = mlirBlockGetTerminator(block);
-  if (mlirOperationIsNull(*yield) || !nameIs(*yield, MEMOPT_REGION_TERMINATOR)) {
+  if (mlirOperationIsNull(*yield) || !memoptOperationIsA(*yield, MEMOPT_REGION_TERMINATOR)) {
     opError(verifier, op, "region must end in '" MEMOPT_REGION_TERMINATOR "'");
     return false;
   }
@@ -298,7 +293,7 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
        !mlirOperationIsNull(other) && !mlirOperationEqual(other, op);
        other = mlirOperationGetNextInBlock(other)) {
     int64_t otherIndex;
-    if (nameIs(other, "place.stage") &&
+    if (memoptOperationIsA(other, "place.stage") &&
         mlirAttributeIsAInteger(attribute(other, "index")) &&
         (otherIndex = mlirIntegerAttrGetValueSInt(attribute(other, "index"))) == index) {
       opError(verifier, op, "repeats stage index %lld", (long long)index);
@@ -345,7 +340,7 @@ static const OpCheck opChecks[] = {
 
 static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
   for (size_t i = 0; i < sizeof opChecks / sizeof *opChecks; ++i)
-    if (nameIs(op, opChecks[i].name)) {
+    if (memoptOperationIsA(op, opChecks[i].name)) {
       opChecks[i].check((Verifier *)userData, op);
       break;
     }

@@ -15,11 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool isFunction(MlirOperation op) {
-  return mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
-                            mlirStringRefCreateFromCString("func.func"));
-}
-
 static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...) {
@@ -147,7 +142,7 @@ static MlirLogicalResult runAutoChunk(MlirOperation module, const MemoptPassOpti
   MlirLogicalResult result = mlirLogicalResultSuccess();
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (isFunction(op) && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+    if (memoptOperationIsA(op, "func.func") && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
       op = chunkFunction(op, options, report);
   const char *reportPath = memoptPassOptionsGetString(options, "report");
   const char *timelinePath = memoptPassOptionsGetString(options, "timeline");

@@ -113,11 +113,6 @@ static MemoptMemoryProfile *profileLowered(MlirOperation copy) {
   return profile;
 }
 
-static bool isChunkRegion(MlirOperation op) {
-  return mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
-                            mlirStringRefCreateFromCString("chunk.region"));
-}
-
 /* The ops of the function body around the top-level op holding `region`
  * that lowering leaves in place (chunk regions are replaced by loops): the
  * positions between them are where the region's memory shows. */
@@ -129,10 +124,10 @@ static void stableNeighbours(MlirBlock body, MlirOperation region, MlirOperation
   *before = (MlirOperation){NULL};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, top);
        op = mlirOperationGetNextInBlock(op))
-    if (!isChunkRegion(op))
+    if (!memoptOperationIsA(op, "chunk.region"))
       *before = op;
   *after = mlirOperationGetNextInBlock(top);
-  while (isChunkRegion(*after))
+  while (memoptOperationIsA(*after, "chunk.region"))
     *after = mlirOperationGetNextInBlock(*after);
 }
 
@@ -352,16 +347,14 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   MlirOperation holder = peakOp;
   AutoChunkChoice nested = top;
   nested.blockPath[nested.depth++] = (intptr_t)peak;
-  while (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(holder)),
-                            mlirStringRefCreateFromCString("chunk.region"))) {
+  while (memoptOperationIsA(holder, "chunk.region")) {
     tryRangesAround(&search, nested, -1);
     /* Descend while the body's largest op is itself a chunk region. */
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(holder, 0));
     MlirOperation inner = mlirBlockGetFirstOperation(body);
     intptr_t innerIndex = 0, regionIndex = -1;
     for (; !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner), ++innerIndex)
-      if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(inner)),
-                             mlirStringRefCreateFromCString("chunk.region")))
+      if (memoptOperationIsA(inner, "chunk.region"))
         regionIndex = innerIndex;
     if (regionIndex < 0 || nested.depth == MEMOPT_AUTOCHUNK_MAX_DEPTH)
       break;

@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool nameIs(MlirOperation op, const char *name) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  return opName.length == strlen(name) && memcmp(opName.data, name, opName.length) == 0;
-}
-
 /* The type of one chunk of `type` when its dimension `dim` is split into
  * `chunks` equal parts. */
 static MlirType chunkType(MlirType type, int64_t dim, int64_t chunks) {
@@ -109,14 +104,14 @@ static MlirAttribute i64Array(MlirContext context, const int64_t *values, intptr
 /* Updates the attributes that spell a retyped op's result shape. */
 static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t dim) {
   MlirContext context = mlirOperationGetContext(op);
-  if (nameIs(op, "tensor.expand_shape")) {
+  if (memoptOperationIsA(op, "tensor.expand_shape")) {
     int64_t shape[16];
     intptr_t rank = mlirShapedTypeGetRank(newType);
     for (intptr_t d = 0; d < rank; ++d)
       shape[d] = mlirShapedTypeGetDimSize(newType, d);
     mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("static_output_shape"),
                                     i64Array(context, shape, rank));
-  } else if (nameIs(op, "tensor.extract_slice")) {
+  } else if (memoptOperationIsA(op, "tensor.extract_slice")) {
     MlirStringRef name = mlirStringRefCreateFromCString("static_sizes");
     MlirAttribute sizes = mlirOperationGetAttributeByName(op, name);
     int64_t values[16];
@@ -125,7 +120,7 @@ static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t di
       values[i] = mlirDenseI64ArrayGetElement(sizes, i);
     values[dim] = mlirShapedTypeGetDimSize(newType, dim);
     mlirOperationSetAttributeByName(op, name, i64Array(context, values, count));
-  } else if (nameIs(op, "arith.constant")) {
+  } else if (memoptOperationIsA(op, "arith.constant")) {
     MlirStringRef name = mlirStringRefCreateFromCString("value");
     MlirAttribute value = mlirOperationGetAttributeByName(op, name);
     mlirOperationSetAttributeByName(
