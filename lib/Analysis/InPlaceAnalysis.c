@@ -19,16 +19,27 @@
  * Alias and equivalence sets
  *===------------------------------------------------------------------===*/
 
-size_t memoptAliasLeader(IrFunction *function, size_t value) {
+/* The parent slot of `value` in the alias or in the equivalence forest. */
+static size_t *parentOf(IrFunction *function, size_t value, bool equivalence) {
+  return equivalence ? &function->values[value].equivalenceParent
+                     : &function->values[value].aliasParent;
+}
+
+/* The root of `value`'s set in one forest, compressing the path to it. */
+static size_t findLeader(IrFunction *function, size_t value, bool equivalence) {
   size_t root = value;
-  while (function->values[root].aliasParent != root)
-    root = function->values[root].aliasParent;
-  while (function->values[value].aliasParent != root) {
-    size_t next = function->values[value].aliasParent;
-    function->values[value].aliasParent = root;
+  while (*parentOf(function, root, equivalence) != root)
+    root = *parentOf(function, root, equivalence);
+  while (*parentOf(function, value, equivalence) != root) {
+    size_t next = *parentOf(function, value, equivalence);
+    *parentOf(function, value, equivalence) = root;
     value = next;
   }
   return root;
+}
+
+size_t memoptAliasLeader(IrFunction *function, size_t value) {
+  return findLeader(function, value, false);
 }
 
 static void aliasUnion(IrFunction *function, size_t a, size_t b) {
@@ -44,15 +55,7 @@ static void aliasUnion(IrFunction *function, size_t a, size_t b) {
 }
 
 size_t memoptEquivalenceLeader(IrFunction *function, size_t value) {
-  size_t root = value;
-  while (function->values[root].equivalenceParent != root)
-    root = function->values[root].equivalenceParent;
-  while (function->values[value].equivalenceParent != root) {
-    size_t next = function->values[value].equivalenceParent;
-    function->values[value].equivalenceParent = root;
-    value = next;
-  }
-  return root;
+  return findLeader(function, value, true);
 }
 
 static void equivalenceUnion(IrFunction *function, size_t a, size_t b) {
