@@ -84,6 +84,10 @@ ZooValue zooSoftmax(ZooEmitter *e, ZooValue x);
 /// Sets [..., i, j] to -inf where j > i (causal attention scores).
 ZooValue zooCausalMask(ZooEmitter *e, ZooValue x);
 
+/// Emits (without recording) x with the scores of future keys (key > query,
+/// the last two dimensions) replaced by `fill`; shared by the mask and its gradient.
+ZooValue zooEmitMaskFuture(ZooEmitter *e, const char *hint, ZooValue x, const char *fill);
+
 typedef struct ZooNormSpec {
   unsigned axes;  /* dims normalized over */
   bool centered;  /* subtract the mean (LayerNorm/BatchNorm/GroupNorm) or not (RMSNorm) */

@@ -144,19 +144,8 @@ static void softmaxBackward(Backward *b, const ZooNode *node, ZooValue dy) {
 }
 
 static void causalMaskBackward(Backward *b, const ZooNode *node, ZooValue dy) {
-  ZooEmitter *e = b->e;
-  const char *identity = zooMapOf(e, dy.rank, NULL);
-  ZooGeneric g;
-  zooGenericBegin(&g, e, "dmasked", zooParallel(e, dy.rank));
-  const char *grad = zooGenericInput(&g, dy, identity);
-  zooGenericOutput(&g, zooEmitEmpty(e, "empty", dy.type, dy.rank, dy.dims), identity);
-  const char *query = zooGenericIndex(&g, dy.rank - 2);
-  const char *key = zooGenericIndex(&g, dy.rank - 1);
-  const char *future = zooGenericOp(&g, "arith.cmpi ugt, %s, %s : index", key, query);
-  const char *value = zooGenericOp(&g, "arith.select %s, %s, %s : %s", future,
-                                   zooConstant(e, dy.type, 0.0), grad, zooElementName(dy));
-  ZooValue dx;
-  zooGenericEnd(&g, &value, &dx);
+  /* Masked (future) scores got no gradient: the same mask with zeros. */
+  ZooValue dx = zooEmitMaskFuture(b->e, "dmasked", dy, zooConstant(b->e, dy.type, 0.0));
   accumulate(b, node->inputs[0], dx);
 }
 

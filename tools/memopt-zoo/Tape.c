@@ -240,20 +240,24 @@ ZooValue zooSoftmax(ZooEmitter *e, ZooValue x) {
   return result;
 }
 
-ZooValue zooCausalMask(ZooEmitter *e, ZooValue x) {
+ZooValue zooEmitMaskFuture(ZooEmitter *e, const char *hint, ZooValue x, const char *fill) {
   const char *identity = zooMapOf(e, x.rank, NULL);
-  const char *ninf = zooNegativeInfinity(e, x.type);
   ZooGeneric g;
-  zooGenericBegin(&g, e, "masked", zooParallel(e, x.rank));
+  zooGenericBegin(&g, e, hint, zooParallel(e, x.rank));
   const char *in = zooGenericInput(&g, x, identity);
   zooGenericOutput(&g, zooEmitEmpty(e, "empty", x.type, x.rank, x.dims), identity);
   const char *query = zooGenericIndex(&g, x.rank - 2);
   const char *key = zooGenericIndex(&g, x.rank - 1);
   const char *future = zooGenericOp(&g, "arith.cmpi ugt, %s, %s : index", key, query);
-  const char *value = zooGenericOp(&g, "arith.select %s, %s, %s : %s", future, ninf, in,
+  const char *value = zooGenericOp(&g, "arith.select %s, %s, %s : %s", future, fill, in,
                                    zooElementName(x));
   ZooValue result;
   zooGenericEnd(&g, &value, &result);
+  return result;
+}
+
+ZooValue zooCausalMask(ZooEmitter *e, ZooValue x) {
+  ZooValue result = zooEmitMaskFuture(e, "masked", x, zooNegativeInfinity(e, x.type));
   record(e, ZOO_NODE_CAUSAL_MASK, 1, &x, result);
   return result;
 }
