@@ -11,10 +11,12 @@
 irdl.dialect @chunk {
   // Computes its results chunk by chunk along one dimension. Every operand is
   // sliced along its entry of `input_dims`; the body sees one slice per block
-  // argument and yields one slice per result, which is inserted along the
-  // result's entry of `output_dims`. `chunk_size` elements are processed per
-  // iteration (the last chunk may be smaller). Values used in the body but
-  // defined above are read whole on every iteration.
+  // argument (then, optionally, an `index` argument: the offset of the chunk
+  // along the chunked dimension, for bodies that read loop indices) and
+  // yields one slice per result, which is inserted along the result's entry
+  // of `output_dims`. `chunk_size` elements are processed per iteration (the
+  // last chunk may be smaller). Values used in the body but defined above are
+  // read whole on every iteration.
   irdl.operation @region {
     %in0 = irdl.base "!builtin.tensor"
     %in1 = irdl.base "!builtin.tensor"

@@ -185,6 +185,11 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
                                            MemoptOperandFlow *operands,
                                            MemoptStringBuffer *reason);
 
+/// Returns the loop of linalg op `op` along which dimension `dim` of result
+/// `resultIndex` runs when the op's body reads that loop's index (linalg.index),
+/// else -1: a chunk of the op must then add its offset to the index.
+int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t dim);
+
 /// A plan for computing a contiguous range of ops chunk by chunk (opaque).
 typedef struct MemoptChunkPlan MemoptChunkPlan;
 
@@ -214,6 +219,10 @@ MlirOperation memoptChunkPlanOp(const MemoptChunkPlan *plan, intptr_t index);
 /// Returns true when op `index` does not depend on the chunked values and
 /// must be computed once before the chunk loop instead of in every chunk.
 bool memoptChunkPlanOpIsHoisted(const MemoptChunkPlan *plan, intptr_t index);
+
+/// Returns the loop of op `index` (not hoisted) whose linalg.index reads must
+/// be offset by the chunk's position, or -1 when the op reads no chunked index.
+int64_t memoptChunkPlanOpIndexedLoop(const MemoptChunkPlan *plan, intptr_t index);
 
 /// Returns the number of values defined before the range that are sliced.
 intptr_t memoptChunkPlanNumInputs(const MemoptChunkPlan *plan);

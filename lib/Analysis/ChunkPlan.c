@@ -26,6 +26,7 @@ struct MemoptChunkPlan {
   MlirOperation *ops;
   bool *traced; /* the op computes chunks (else it is hoisted) */
   MemoptOperandFlow **flows; /* per traced op, its operands' flow */
+  int64_t *indexedLoops;     /* per traced op, the loop whose index it reads, or -1 */
   intptr_t opCount;
   ValueInfo *values;
   intptr_t valueCount, valueCapacity;
@@ -162,6 +163,8 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
     }
     plan->traced[index] = true;
     plan->flows[index] = flows;
+    plan->indexedLoops[index] =
+        memoptDimFlowIndexedLoop(op, mlirOpResultGetResultNumber(item.value), item.dim);
     for (intptr_t i = 0; i < operandCount && ok; ++i) {
       MlirValue operand = mlirOperationGetOperand(op, i);
       if (flows[i].kind == MemoptOperandFlowMapped)
@@ -291,6 +294,7 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
   plan->ops = allocate((size_t)plan->opCount, sizeof *plan->ops);
   plan->traced = allocate((size_t)plan->opCount, sizeof *plan->traced);
   plan->flows = allocate((size_t)plan->opCount, sizeof *plan->flows);
+  plan->indexedLoops = allocate((size_t)plan->opCount, sizeof *plan->indexedLoops);
   MlirOperation op = first;
   for (intptr_t i = 0; i < plan->opCount; ++i, op = mlirOperationGetNextInBlock(op))
     plan->ops[i] = op;
@@ -317,6 +321,7 @@ void memoptChunkPlanDestroy(MemoptChunkPlan *plan) {
   for (intptr_t i = 0; plan->flows && i < plan->opCount; ++i)
     free(plan->flows[i]);
   free(plan->flows);
+  free(plan->indexedLoops);
   free(plan->traced);
   free(plan->ops);
   free(plan->values);
@@ -340,6 +345,10 @@ bool memoptChunkPlanOpIsHoisted(const MemoptChunkPlan *plan, intptr_t index) {
 bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
                                      intptr_t operand) {
   return plan->traced[index] && plan->flows[index][operand].kind == MemoptOperandFlowMapped;
+}
+
+int64_t memoptChunkPlanOpIndexedLoop(const MemoptChunkPlan *plan, intptr_t index) {
+  return plan->traced[index] ? plan->indexedLoops[index] : -1;
 }
 
 intptr_t memoptChunkPlanNumInputs(const MemoptChunkPlan *plan) { return plan->inputCount; }

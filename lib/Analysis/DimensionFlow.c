@@ -47,7 +47,7 @@ static void mapAll(MlirOperation op, int64_t dim, MemoptOperandFlow *operands) {
 }
 
 /* Returns true when the body of a linalg op reads the index of loop `loop`:
- * slicing would then change what the body computes. */
+ * a slice of the op then sees indices relative to the slice. */
 static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
   if (mlirOperationGetNumRegions(op) == 0)
     return false;
@@ -77,8 +77,6 @@ static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, i
     return refuse(MemoptDimFlowUnsupported, op, reason,
                   "writes result dimension %lld through a non-trivial index", (long long)dim);
   int64_t loop = mlirAffineDimExprGetPosition(expr);
-  if (bodyReadsIndex(op, loop))
-    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the index of loop %lld", (long long)loop);
   for (intptr_t i = 0; i < operandCount; ++i) {
     MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
     int64_t mappedAt = -1;
@@ -201,6 +199,24 @@ static bool isElementwise(MlirOperation op) {
       return false;
   }
   return true;
+}
+
+int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t dim) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps))
+    return -1;
+  intptr_t initIndex =
+      mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op) + resultIndex;
+  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
+    return -1;
+  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
+  if (dim < 0 || dim >= mlirAffineMapGetNumResults(initMap))
+    return -1;
+  MlirAffineExpr expr = mlirAffineMapGetResult(initMap, dim);
+  if (!mlirAffineExprIsADim(expr))
+    return -1;
+  int64_t loop = mlirAffineDimExprGetPosition(expr);
+  return bodyReadsIndex(op, loop) ? loop : -1;
 }
 
 MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,

@@ -290,6 +290,10 @@ static void buildChunk(const ChunkRegion *region, const MemoptBuilder *builder, 
     slice = memoptBuildTensorCastIfNeeded(builder, slice, mlirValueGetType(argument));
     mlirValueReplaceAllUsesOfWith(argument, slice);
   }
+  /* The optional trailing argument is the chunk's position along its dimension. */
+  if (mlirBlockGetNumArguments(body) > inputCount(region))
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, inputCount(region)),
+                                  window->readOffset);
   moveBodyOps(body, builder);
 
   MlirOperation yield = mlirBlockGetTerminator(body);

@@ -178,9 +178,20 @@ static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
   MlirOperation yield;
   if (!body(verifier, op, 0, &block) || !yieldOf(verifier, op, block, &yield))
     return;
-  if (mlirBlockGetNumArguments(block) != inputs) {
-    opError(verifier, op, "body takes %ld arguments but the op has %ld inputs",
-            (long)mlirBlockGetNumArguments(block), (long)inputs);
+  /* One slice per input, then optionally the chunk's offset. */
+  intptr_t arguments = mlirBlockGetNumArguments(block);
+  if (arguments != inputs && arguments != inputs + 1) {
+    opError(verifier, op,
+            "body takes %ld arguments but the op has %ld inputs (one slice per input, then an "
+            "optional index offset)",
+            (long)arguments, (long)inputs);
+    return;
+  }
+  if (arguments == inputs + 1 &&
+      !mlirTypeIsAIndex(mlirValueGetType(mlirBlockGetArgument(block, inputs)))) {
+    opError(verifier, op,
+            "body argument #%ld after the input slices must be the chunk offset, of type index",
+            (long)inputs);
     return;
   }
   /* A slice has the input's shape with the chunked extent at most chunk_size. */

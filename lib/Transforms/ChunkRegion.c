@@ -4,6 +4,7 @@
  * and the few that also spell shapes in attributes get those updated. */
 #include "Transforms/ChunkRegion.h"
 
+#include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -178,6 +179,43 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   return op;
 }
 
+/* Makes the linalg.index reads of loop `loop` in the payload of `op` absolute
+ * by adding `offset`, the position of the chunk along the chunked dimension. */
+static void offsetIndexReads(MlirOperation op, int64_t loop, MlirValue offset) {
+  MlirBlock payload = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation inner = mlirBlockGetFirstOperation(payload); !mlirOperationIsNull(inner);
+       inner = mlirOperationGetNextInBlock(inner)) {
+    if (!memoptOperationIsA(inner, "linalg.index"))
+      continue;
+    MlirAttribute dim =
+        mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
+    if (mlirIntegerAttrGetValueInt(dim) != loop)
+      continue;
+    MlirOperation next = mlirOperationGetNextInBlock(inner);
+    MemoptBuilder builder = memoptBuilderBefore(next);
+    MlirValue relative = mlirOperationGetResult(inner, 0);
+    MlirValue absolute = memoptBuildIndexArith(&builder, "arith.addi", relative, offset);
+    MlirOperation add = mlirOpResultGetOwner(absolute);
+    mlirValueReplaceAllUsesExcept(relative, absolute, 1, &add);
+    inner = add;
+  }
+}
+
+/* Gives `body` its trailing offset argument when an op of the region reads
+ * the index of the chunked loop, and rewrites those reads to use it. */
+static void addChunkOffset(const MemoptChunkPlan *plan, MlirBlock body, MlirLocation location) {
+  MlirValue offset = {NULL};
+  for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
+    int64_t loop = memoptChunkPlanOpIndexedLoop(plan, i);
+    if (loop < 0)
+      continue;
+    if (mlirValueIsNull(offset))
+      offset = mlirBlockAddArgument(body, mlirIndexTypeGet(mlirLocationGetContext(location)),
+                                    location);
+    offsetIndexReads(memoptChunkPlanOp(plan, i), loop, offset);
+  }
+}
+
 MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
   int64_t chunks = memoptChunkPlanExtent(plan) / chunkSize;
   intptr_t opCount = memoptChunkPlanNumOps(plan);
@@ -226,6 +264,7 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
       }
     }
   }
+  addChunkOffset(plan, body, location);
   intptr_t outputCount = memoptChunkPlanNumOutputs(plan);
   MlirValue *outputs = malloc((size_t)(outputCount ? outputCount : 1) * sizeof *outputs);
   if (!outputs)

@@ -44,6 +44,10 @@ static void reportOp(MlirOperation op) {
         else
           memoptStringBufferAppendFormat(&message, "%soperand #%ld whole", i ? ", " : "", (long)i);
       }
+      int64_t indexedLoop = memoptDimFlowIndexedLoop(op, r, d);
+      if (status == MemoptDimFlowOk && indexedLoop >= 0)
+        memoptStringBufferAppendFormat(&message, "; reads the index of loop %lld (offset per chunk)",
+                                       (long long)indexedLoop);
       memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
       memoptStringBufferDestroy(&reason);
       memoptStringBufferDestroy(&message);

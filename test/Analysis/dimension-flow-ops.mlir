@@ -65,7 +65,7 @@ func.func @generic(%x: tensor<4x8xf32>, %bias: tensor<4xf32>, %out: tensor<4x8xf
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @generic_reads_index(%out: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-remark @+2 {{result #0 dim 0: blocked: 'linalg.generic' reads the index of loop 0}}
+  // expected-remark @+2 {{result #0 dim 0: operand #0 dim 0; reads the index of loop 0 (offset per chunk)}}
   // expected-remark @+1 {{result #0 dim 1: operand #0 dim 1}}
   %g = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
       outs(%out : tensor<4x8xf32>) {

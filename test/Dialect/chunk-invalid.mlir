@@ -110,3 +110,25 @@ func.func @not_a_tensor(%x: memref<8xf32>) {
   }) {input_dims = array<i64: 0>, output_dims = array<i64>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @offset_not_index(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{body argument #1 after the input slices must be the chunk offset, of type index}}
+  %0 = "chunk.region"(%x) ({
+  ^bb0(%s: tensor<4xf32>, %offset: i64):
+    vector.yield %s : tensor<4xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @too_many_arguments(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{body takes 3 arguments but the op has 1 inputs (one slice per input, then an optional index offset)}}
+  %0 = "chunk.region"(%x) ({
+  ^bb0(%s: tensor<4xf32>, %offset: index, %extra: index):
+    vector.yield %s : tensor<4xf32>
+  }) {input_dims = array<i64: 0>, output_dims = array<i64: 0>, chunk_size = 4 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
