@@ -177,6 +177,82 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
   return ok;
 }
 
+/* What tracing changes in a plan, saved so a failed trace can be undone. */
+typedef struct TraceSnapshot {
+  ValueInfo *values;
+  intptr_t valueCount;
+  bool *traced;
+} TraceSnapshot;
+
+static TraceSnapshot takeSnapshot(const MemoptChunkPlan *plan) {
+  TraceSnapshot snapshot = {allocate((size_t)plan->valueCount, sizeof *snapshot.values),
+                            plan->valueCount,
+                            allocate((size_t)plan->opCount, sizeof *snapshot.traced)};
+  if (plan->valueCount)
+    memcpy(snapshot.values, plan->values, (size_t)plan->valueCount * sizeof *plan->values);
+  memcpy(snapshot.traced, plan->traced, (size_t)plan->opCount * sizeof *plan->traced);
+  return snapshot;
+}
+
+/* Restores `snapshot` into `plan` (when `undo`) and frees it. */
+static void releaseSnapshot(MemoptChunkPlan *plan, TraceSnapshot snapshot, bool undo) {
+  if (undo) {
+    memcpy(plan->values, snapshot.values, (size_t)snapshot.valueCount * sizeof *plan->values);
+    plan->valueCount = snapshot.valueCount;
+    for (intptr_t i = 0; i < plan->opCount; ++i)
+      if (plan->traced[i] && !snapshot.traced[i]) {
+        free(plan->flows[i]);
+        plan->flows[i] = NULL;
+        plan->traced[i] = false;
+      }
+  }
+  free(snapshot.values);
+  free(snapshot.traced);
+}
+
+/* True when an operand of op `index` is computed chunk by chunk in the range
+ * or by an op that is (`dependent` marks the ops found so far). */
+static bool readsChunkedValue(const MemoptChunkPlan *plan, intptr_t index, const bool *dependent) {
+  MlirOperation op = plan->ops[index];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    intptr_t producer = definingIndex(plan, mlirOperationGetOperand(op, i));
+    if (producer >= 0 && (plan->traced[producer] || dependent[producer]))
+      return true;
+  }
+  return false;
+}
+
+/* The primary output fixes the chunked loop; other values used after the
+ * range that are computed from chunked values (q, k and v split from one
+ * projection) must be chunked too: each takes the first of its dimensions
+ * that traces back consistently. The rest stays untraced, and is hoisted or
+ * reported as a conflict. */
+static void traceOtherOutputs(MemoptChunkPlan *plan) {
+  bool *dependent = allocate((size_t)plan->opCount, sizeof *dependent);
+  for (intptr_t i = 0; i < plan->opCount; ++i) {
+    if (plan->traced[i] || !readsChunkedValue(plan, i, dependent))
+      continue;
+    dependent[i] = true;
+    MlirOperation op = plan->ops[i];
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && !plan->traced[i]; ++r) {
+      MlirValue result = mlirOperationGetResult(op, r);
+      MlirType type = mlirValueGetType(result);
+      if (!usedAfterRange(plan, result) || !mlirTypeIsARankedTensor(type))
+        continue;
+      for (int64_t d = 0; d < mlirShapedTypeGetRank(type); ++d) {
+        TraceSnapshot snapshot = takeSnapshot(plan);
+        MemoptStringBuffer ignored = memoptStringBufferCreate();
+        bool traced = trace(plan, result, d, &ignored);
+        memoptStringBufferDestroy(&ignored);
+        releaseSnapshot(plan, snapshot, !traced);
+        if (traced)
+          break;
+      }
+    }
+  }
+  free(dependent);
+}
+
 typedef struct CaptureWalk {
   MemoptChunkPlan *plan;
   MlirOperation root;
@@ -304,6 +380,8 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
   if (!ok)
     memoptStringBufferAppendCString(reason, "no value of the range is used after it");
   ok = ok && trace(plan, output, outputDim, reason);
+  if (ok)
+    traceOtherOutputs(plan);
   if (ok)
     for (intptr_t i = 0; i < plan->opCount; ++i)
       markWholeReads(plan, plan->ops[i], !plan->traced[i]);

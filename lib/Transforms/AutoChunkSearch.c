@@ -83,11 +83,20 @@ static double areaOf(const MemoptMemoryProfile *profile) {
   return area;
 }
 
+/* The number of positions of a profile whose live bytes equal its peak. */
+static size_t peakPositionsOf(const MemoptMemoryProfile *profile) {
+  size_t count = 0;
+  for (size_t i = 0; i < memoptMemoryProfileGetNumPositions(profile); ++i)
+    count += memoptMemoryProfileGetLiveBytes(profile, i) == memoptMemoryProfileGetPeakBytes(profile);
+  return count;
+}
+
 /* What a choice does to the function's memory. */
 typedef struct Outcome {
   uint64_t peak;       /* of the whole function */
   uint64_t regionPeak; /* live bytes while the new region runs */
   double area;
+  size_t peakPositions; /* positions at the peak */
 } Outcome;
 
 /* A copy of `func` beside it (under a name of its own, so callees resolve)
@@ -154,6 +163,7 @@ static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, Outcome 
         outcome->regionPeak = memoptMemoryProfileGetLiveBytes(profile, i);
     outcome->peak = memoptMemoryProfileGetPeakBytes(profile);
     outcome->area = areaOf(profile);
+    outcome->peakPositions = peakPositionsOf(profile);
   }
   memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
@@ -231,7 +241,7 @@ typedef struct Search {
   MlirOperation func;
   const AutoChunkLimits *limits;
   uint64_t currentPeak;
-  double currentArea;
+  size_t currentPeakPositions;
   AutoChunkChoice best;
   bool haveBest;
   MemoptStringBuffer *reason; /* the first reason a range was illegal */
@@ -299,8 +309,12 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
     int64_t chunks = choice.extent / choice.chunkSize;
     choice.cost = (double)chunks * ((double)wholeBytes +
                                     (double)choice.chunkedOps * (double)search->limits->launchCost);
+    /* With an equal peak elsewhere (two attention blocks), chunking one of
+     * them keeps the peak but removes positions at it; a choice that only
+     * shaves bytes off other positions is no progress. */
     bool progress = choice.peakBytes < search->currentPeak ||
-                    (choice.peakBytes == search->currentPeak && choice.area < search->currentArea);
+                    (choice.peakBytes == search->currentPeak &&
+                     outcome.peakPositions < search->currentPeakPositions);
     if (progress && better(&choice, &search->best, search->haveBest, search->limits->budget)) {
       search->best = choice;
       search->haveBest = true;
@@ -324,6 +338,20 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
     }
 }
 
+/* The peak of `func` and the positions at it as the outcomes of choices
+ * measure them: with its chunk regions lowered (the estimate of an unlowered
+ * region counts its body's values at full size). */
+static void measureCurrent(MlirOperation func, uint64_t *peak, size_t *peakPositions) {
+  MlirOperation copy = copyBeside(func);
+  MemoptMemoryProfile *profile = profileLowered(copy);
+  if (profile) {
+    *peak = memoptMemoryProfileGetPeakBytes(profile);
+    *peakPositions = peakPositionsOf(profile);
+  }
+  memoptMemoryProfileDestroy(profile);
+  mlirOperationDestroy(copy);
+}
+
 bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChunkChoice *best,
                      MemoptStringBuffer *reason) {
   MemoptStringBuffer error = memoptStringBufferCreate();
@@ -337,7 +365,9 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   size_t peak = memoptMemoryProfileGetPeakPosition(profile);
   MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
   uint64_t currentPeak = memoptMemoryProfileGetPeakBytes(profile);
-  Search search = {func, limits, currentPeak, areaOf(profile), {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+  size_t currentPositions = 1;
+  measureCurrent(func, &currentPeak, &currentPositions);
+  Search search = {func, limits, currentPeak, currentPositions, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
                    false, reason, false};
   memoptMemoryProfileDestroy(profile);
   AutoChunkChoice top = search.best;

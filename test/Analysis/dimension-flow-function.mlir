@@ -69,3 +69,25 @@ func.func @reshaped(%x: tensor<2x12xf32>) -> tensor<2x3x4xf32> {
   %n = math.tanh %e : tensor<2x3x4xf32>
   return %n : tensor<2x3x4xf32>
 }
+
+// -----
+
+// One projection split into two heads, each used after the range (q and k of
+// attention): the primary output %t fixes the rows (its dimension 1), and the
+// other output %b, computed from the same chunked projection, is chunked
+// along its rows too. Planned from the primary output alone, %y would be
+// needed whole by %b's slice. Along %t's dimension 0, the columns of one
+// head, the slice takes part of the projection's columns.
+// expected-remark @+2 {{chunk dim 0: illegal: 'tensor.extract_slice' takes part of dimension 1 (only whole dimensions pass through)}}
+// expected-remark @+1 {{chunk dim 1: extent 8, inputs %arg0 dim 0; outputs %transposed dim 1, %extracted_slice_0 dim 0; 1 of 8 ops hoisted}}
+func.func @split_heads(%x: tensor<8x4xf32>, %w: tensor<4x6xf32>) -> (tensor<8x3xf32>, tensor<3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %y0 = tensor.empty() : tensor<8x6xf32>
+  %yf = linalg.fill ins(%zero : f32) outs(%y0 : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x6xf32>) outs(%yf : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %a = tensor.extract_slice %y[0, 0] [8, 3] [1, 1] : tensor<8x6xf32> to tensor<8x3xf32>
+  %b = tensor.extract_slice %y[0, 3] [8, 3] [1, 1] : tensor<8x6xf32> to tensor<8x3xf32>
+  %t0 = tensor.empty() : tensor<3x8xf32>
+  %t = linalg.transpose ins(%a : tensor<8x3xf32>) outs(%t0 : tensor<3x8xf32>) permutation = [1, 0]
+  return %b, %t : tensor<8x3xf32>, tensor<3x8xf32>
+}
