@@ -270,6 +270,14 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
     }
     memoptStringBufferDestroy(&why);
     search->anyPlan = true;
+    /* A range whose first or last op would be hoisted builds the region of
+     * the range without that op, which is tried on its own. */
+    if (choice.first < choice.last &&
+        (memoptChunkPlanOpIsHoisted(plan, 0) ||
+         memoptChunkPlanOpIsHoisted(plan, memoptChunkPlanNumOps(plan) - 1))) {
+      memoptChunkPlanDestroy(plan);
+      continue;
+    }
     int64_t sizes[256];
     intptr_t count = chunkSizes(plan, search->limits, sizes, 256);
     choice.extent = memoptChunkPlanExtent(plan);
