@@ -96,7 +96,8 @@ typedef struct Outcome {
   uint64_t peak;       /* of the whole function */
   uint64_t regionPeak; /* live bytes while the new region runs */
   double area;
-  size_t peakPositions; /* positions at the peak */
+  size_t peakPositions;   /* positions at the peak */
+  uint64_t allocatedPeak; /* peak of the bytes the allocator hands out (alignment included) */
 } Outcome;
 
 /* A copy of `func` beside it (under a name of its own, so callees resolve)
@@ -164,6 +165,7 @@ static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, Outcome 
     outcome->peak = memoptMemoryProfileGetPeakBytes(profile);
     outcome->area = areaOf(profile);
     outcome->peakPositions = peakPositionsOf(profile);
+    outcome->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
   }
   memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
@@ -242,6 +244,7 @@ typedef struct Search {
   const AutoChunkLimits *limits;
   uint64_t currentPeak;
   size_t currentPeakPositions;
+  uint64_t currentAllocatedPeak;
   AutoChunkChoice best;
   bool haveBest;
   MemoptStringBuffer *reason; /* the first reason a range was illegal */
@@ -320,9 +323,12 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
     /* With an equal peak elsewhere (two attention blocks), chunking one of
      * them keeps the peak but removes positions at it; a choice that only
      * shaves bytes off other positions is no progress. */
-    bool progress = choice.peakBytes < search->currentPeak ||
-                    (choice.peakBytes == search->currentPeak &&
-                     outcome.peakPositions < search->currentPeakPositions);
+    /* Small chunks can cost more in allocator alignment than they save:
+     * the bytes actually allocated must not rise. */
+    bool progress = (choice.peakBytes < search->currentPeak ||
+                     (choice.peakBytes == search->currentPeak &&
+                      outcome.peakPositions < search->currentPeakPositions)) &&
+                    outcome.allocatedPeak <= search->currentAllocatedPeak;
     if (progress && better(&choice, &search->best, search->haveBest, search->limits->budget)) {
       search->best = choice;
       search->haveBest = true;
@@ -349,12 +355,13 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
 /* The peak of `func` and the positions at it as the outcomes of choices
  * measure them: with its chunk regions lowered (the estimate of an unlowered
  * region counts its body's values at full size). */
-static void measureCurrent(MlirOperation func, uint64_t *peak, size_t *peakPositions) {
+static void measureCurrent(MlirOperation func, Outcome *current) {
   MlirOperation copy = copyBeside(func);
   MemoptMemoryProfile *profile = profileLowered(copy);
   if (profile) {
-    *peak = memoptMemoryProfileGetPeakBytes(profile);
-    *peakPositions = peakPositionsOf(profile);
+    current->peak = memoptMemoryProfileGetPeakBytes(profile);
+    current->peakPositions = peakPositionsOf(profile);
+    current->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
   }
   memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
@@ -373,9 +380,10 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   size_t peak = memoptMemoryProfileGetPeakPosition(profile);
   MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
   uint64_t currentPeak = memoptMemoryProfileGetPeakBytes(profile);
-  size_t currentPositions = 1;
-  measureCurrent(func, &currentPeak, &currentPositions);
-  Search search = {func, limits, currentPeak, currentPositions, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+  Outcome current = {currentPeak, 0, 0, 1, memoptMemoryProfileGetPeakAllocatedBytes(profile)};
+  measureCurrent(func, &current);
+  currentPeak = current.peak;
+  Search search = {func, limits, currentPeak, current.peakPositions, current.allocatedPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
                    false, reason, false};
   memoptMemoryProfileDestroy(profile);
   AutoChunkChoice top = search.best;
