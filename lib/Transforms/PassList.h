@@ -15,6 +15,9 @@ extern const MemoptPassInfo memoptMemoryEstimatePass;
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
+/// print-shape-symbols (PrintShapeSymbolsPass.c).
+extern const MemoptPassInfo memoptPrintShapeSymbolsPass;
+
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 

@@ -12,6 +12,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptMemoryEstimatePass,
     &memoptVerifyPass,
     &memoptPrintDimensionFlowPass,
+    &memoptPrintShapeSymbolsPass,
 };
 
 extern const struct {
