@@ -18,6 +18,9 @@ extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 /// print-shape-symbols (PrintShapeSymbolsPass.c).
 extern const MemoptPassInfo memoptPrintShapeSymbolsPass;
 
+/// memory-schedule (MemorySchedulePass.c).
+extern const MemoptPassInfo memoptMemorySchedulePass;
+
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 

@@ -13,6 +13,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptVerifyPass,
     &memoptPrintDimensionFlowPass,
     &memoptPrintShapeSymbolsPass,
+    &memoptMemorySchedulePass,
 };
 
 extern const struct {
