@@ -245,6 +245,133 @@ bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index
 /// value is not chunked (computed or read whole).
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value);
 
+/*===------------------------------------------------------------------===*
+ * Symbolic sizes (BladeDISC++)
+ *
+ * Sizes of dynamic shapes as polynomials over shape symbols (one symbol per
+ * independent unknown dimension), the equalities between dimensions found in
+ * the IR, and the memory profile's live bytes as such polynomials.
+ *===------------------------------------------------------------------===*/
+
+/// A polynomial with 64-bit integer coefficients over numbered symbols (opaque, heap-owned).
+typedef struct MemoptPolynomial MemoptPolynomial;
+
+/// The values a symbol may take at run time: minimum >= 1; maximum INT64_MAX when unbounded.
+typedef struct MemoptSymbolRange {
+  int64_t minimum;
+  int64_t maximum;
+} MemoptSymbolRange;
+
+/// What holds between two polynomials for every assignment of the symbols within their ranges.
+typedef enum MemoptComparison {
+  MemoptComparisonLess,
+  MemoptComparisonLessOrEqual,
+  MemoptComparisonEqual,
+  MemoptComparisonGreaterOrEqual,
+  MemoptComparisonGreater,
+  MemoptComparisonUnknown /* depends on the symbols' values, or overflowed */
+} MemoptComparison;
+
+/// Returns a new constant polynomial.
+MemoptPolynomial *memoptPolynomialCreateConstant(int64_t value);
+
+/// Returns a new invalid polynomial: a value nothing is known about.
+MemoptPolynomial *memoptPolynomialCreateUnknown(void);
+
+/// Returns a new polynomial that is symbol number `symbol`.
+MemoptPolynomial *memoptPolynomialCreateSymbol(unsigned symbol);
+
+/// Returns a new copy of `polynomial`.
+MemoptPolynomial *memoptPolynomialClone(const MemoptPolynomial *polynomial);
+
+/// Frees a polynomial (NULL is allowed).
+void memoptPolynomialDestroy(MemoptPolynomial *polynomial);
+
+/// Returns false once arithmetic overflowed 64 bits or the supported degree (8): the value is then unknown.
+bool memoptPolynomialIsValid(const MemoptPolynomial *polynomial);
+
+/// Returns true and the value in `value` when `polynomial` is a valid constant.
+bool memoptPolynomialIsConstant(const MemoptPolynomial *polynomial, int64_t *value);
+
+/// Adds `factor` times `polynomial` to `into`.
+void memoptPolynomialAccumulate(MemoptPolynomial *into, const MemoptPolynomial *polynomial,
+                                int64_t factor);
+
+/// Returns a new polynomial, the product of `a` and `b`.
+MemoptPolynomial *memoptPolynomialMultiply(const MemoptPolynomial *a, const MemoptPolynomial *b);
+
+/// Evaluates with symbol i = values[i]; false when invalid, a symbol has no value, or on overflow.
+bool memoptPolynomialEvaluate(const MemoptPolynomial *polynomial, const int64_t *values,
+                              size_t valueCount, int64_t *result);
+
+/// Returns true when both are valid and have the same terms.
+bool memoptPolynomialEqual(const MemoptPolynomial *a, const MemoptPolynomial *b);
+
+/// Appends `polynomial` as "3072*s0*s1 + 64" (symbols named by `symbolNames`, else "sN") to `out`.
+void memoptPolynomialPrint(const MemoptPolynomial *polynomial, const char *const *symbolNames,
+                           size_t symbolCount, MemoptStringBuffer *out);
+
+/// Returns the number of terms (0 for the zero polynomial).
+size_t memoptPolynomialGetNumTerms(const MemoptPolynomial *polynomial);
+
+/// Returns the coefficient of term `index` and writes its symbols (sorted, repeated for powers; at most `capacity`) and their count.
+int64_t memoptPolynomialGetTerm(const MemoptPolynomial *polynomial, size_t index,
+                                unsigned *symbols, unsigned capacity, unsigned *degree);
+
+/// Compares `a` with `b` soundly for symbols in `ranges` (symbols past `rangeCount`: [1, unbounded)).
+MemoptComparison memoptPolynomialCompare(const MemoptPolynomial *a, const MemoptPolynomial *b,
+                                         const MemoptSymbolRange *ranges, size_t rangeCount);
+
+/// Returns the name of a comparison result ("less", "greater or equal", "unknown", ...).
+const char *memoptComparisonName(MemoptComparison comparison);
+
+/// The shape symbols of one func.func and the size of every dimension as a polynomial (opaque).
+typedef struct MemoptShapeSymbols MemoptShapeSymbols;
+
+/// Discovers the symbols of `func`; NULL and `error` when its bounds attribute is malformed.
+MemoptShapeSymbols *memoptShapeSymbolsCreate(MlirOperation func, MemoptStringBuffer *error);
+
+/// Frees the symbols (NULL is allowed).
+void memoptShapeSymbolsDestroy(MemoptShapeSymbols *symbols);
+
+/// Returns the number of symbols.
+size_t memoptShapeSymbolsGetNumSymbols(const MemoptShapeSymbols *symbols);
+
+/// Returns the names of all symbols, indexed by symbol (owned by `symbols`).
+const char *const *memoptShapeSymbolsGetNames(const MemoptShapeSymbols *symbols);
+
+/// Returns the ranges of all symbols, indexed by symbol (owned by `symbols`).
+const MemoptSymbolRange *memoptShapeSymbolsGetRanges(const MemoptShapeSymbols *symbols);
+
+/// Returns the value and dimension (-1 for an index value) where symbol `symbol` was first seen.
+MlirValue memoptShapeSymbolsGetSource(const MemoptShapeSymbols *symbols, size_t symbol,
+                                      int64_t *dim);
+
+/// Returns the size of dimension `dim` of a ranked tensor or memref value (NULL when not known to the analysis).
+const MemoptPolynomial *memoptShapeSymbolsGetDimSize(const MemoptShapeSymbols *symbols,
+                                                     MlirValue value, int64_t dim);
+
+/// Returns the value of an integer or index value as a polynomial (NULL when not known to the analysis).
+const MemoptPolynomial *memoptShapeSymbolsGetIndexValue(const MemoptShapeSymbols *symbols,
+                                                        MlirValue value);
+
+/// Returns a new polynomial: the payload bytes of a ranked tensor or memref value, NULL when unknown.
+MemoptPolynomial *memoptShapeSymbolsGetByteSize(const MemoptShapeSymbols *symbols,
+                                                MlirValue value);
+
+/// Compares two polynomials under the ranges of `symbols`.
+MemoptComparison memoptShapeSymbolsCompare(const MemoptShapeSymbols *symbols,
+                                           const MemoptPolynomial *a, const MemoptPolynomial *b);
+
+/// Returns a new polynomial: the live bytes at `position` of `profile`, dynamic buffers sized by `symbols`.
+MemoptPolynomial *memoptSymbolicLiveBytes(const MemoptMemoryProfile *profile,
+                                          const MemoptShapeSymbols *symbols, size_t position);
+
+/// Writes up to `capacity` positions whose live bytes no other position surely exceeds (the candidate peaks) and returns their count.
+size_t memoptSymbolicPeakPositions(const MemoptMemoryProfile *profile,
+                                   const MemoptShapeSymbols *symbols, size_t *positions,
+                                   size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

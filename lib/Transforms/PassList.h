@@ -15,6 +15,12 @@ extern const MemoptPassInfo memoptMemoryEstimatePass;
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
+/// print-shape-symbols (PrintShapeSymbolsPass.c).
+extern const MemoptPassInfo memoptPrintShapeSymbolsPass;
+
+/// memory-schedule (MemorySchedulePass.c).
+extern const MemoptPassInfo memoptMemorySchedulePass;
+
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 
