@@ -18,4 +18,10 @@ extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 
+/// place-costs (PlaceCostsPass.c).
+extern const MemoptPassInfo memoptPlaceCostsPass;
+
+/// place-search (PlaceSearchPass.c).
+extern const MemoptPassInfo memoptPlaceSearchPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

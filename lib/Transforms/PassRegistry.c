@@ -12,6 +12,8 @@ static const MemoptPassInfo *const passes[] = {
     &memoptMemoryEstimatePass,
     &memoptVerifyPass,
     &memoptPrintDimensionFlowPass,
+    &memoptPlaceCostsPass,
+    &memoptPlaceSearchPass,
 };
 
 extern const struct {
