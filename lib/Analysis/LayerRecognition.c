@@ -114,6 +114,14 @@ bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure) {
       run = 0;
     }
   }
+  /* A repetition inside one layer (the same rotary embedding applied to
+   * queries and keys) is not the layer structure: layers make up most of a
+   * model, so a run covering less than half of the body is ignored. */
+  if (2 * bestCoverage < numSignatures) {
+    bestCoverage = 0;
+    period = numSignatures;
+    repeats = 1;
+  }
   size_t first = 0;
   if (bestCoverage) {
     /* Any shift of the window within the run repeats as well: cut where the

@@ -35,7 +35,7 @@ typedef struct MemoptLayerStructure {
   size_t *bounds; /* count + 1 entries, owned */
 } MemoptLayerStructure;
 
-/// Finds the longest run of consecutive identical op sequences (same op names, operand and result types; scalar constants left out) in the body of `func`; without one the whole body is one layer. Returns false when `func` has no body; the caller then has nothing to destroy.
+/// Finds the longest run of consecutive identical op sequences (same op names, operand and result types; scalar constants left out) in the body of `func`; without one covering half the body, the whole body is one layer. Returns false when `func` has no body; the caller then has nothing to destroy.
 bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure);
 
 /// Frees the bounds of a layer structure.

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -463,24 +464,38 @@ static double secondsSince(const struct timespec *start) {
  * Pass
  *===------------------------------------------------------------------===*/
 
+/* Writes `bytes` with a binary unit that keeps the figure readable. */
+static const char *formatBytes(double bytes, char *text, size_t size) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < sizeof units / sizeof *units) {
+    bytes /= 1024;
+    ++unit;
+  }
+  snprintf(text, size, "%.3g %s", bytes, units[unit]);
+  return text;
+}
+
 static void describeFailure(MlirOperation func, const Cluster *cluster, const Model *model,
                             const MemoptPlacementFailure *failure) {
   const char *what = segmentOf(model, failure->firstLayer) == 0   ? "the prologue"
                      : segmentOf(model, failure->firstLayer) == 2 ? "the epilogue"
                                                                   : "a layer";
-  double gib = 1024.0 * 1024.0 * 1024.0;
+  char hbm[32], needed[32], state[32], activations[32];
+  formatBytes(cluster->hbmBytes, hbm, sizeof hbm);
   if (failure->smallestMemoryBytes > cluster->hbmBytes)
     diagnose(func, MlirDiagnosticError,
-             "place-search: nothing fits in %.3g GiB of HBM: %s alone needs %.3g GiB per device "
-             "at the largest tensor-parallel degree, microbatch 1 and recompute (%.3g GiB of "
-             "parameters, gradients and optimizer state, %.3g GiB of activations)",
-             cluster->hbmBytes / gib, what, failure->smallestMemoryBytes / gib,
-             failure->parameterStateBytes / gib, failure->activationBytes / gib);
+             "place-search: nothing fits in %s of HBM: %s alone needs %s per device at the "
+             "largest tensor-parallel degree, microbatch 1 and recompute (%s of parameters, "
+             "gradients and optimizer state, %s of activations)",
+             hbm, what, formatBytes(failure->smallestMemoryBytes, needed, sizeof needed),
+             formatBytes(failure->parameterStateBytes, state, sizeof state),
+             formatBytes(failure->activationBytes, activations, sizeof activations));
   else
     diagnose(func, MlirDiagnosticError,
-             "place-search: no split of the %zu layers over %lld devices fits in %.3g GiB of "
-             "HBM per device (every pipeline depth the devices allow is too shallow)",
-             model->problemLayers, (long long)cluster->devices, cluster->hbmBytes / gib);
+             "place-search: no split of the %zu layers over %lld devices fits in %s of HBM per "
+             "device (every pipeline depth the devices allow is too shallow)",
+             model->problemLayers, (long long)cluster->devices, hbm);
 }
 
 static bool parseBaseline(const char *text, int64_t degrees[3]) {
