@@ -8,7 +8,7 @@
 // CHECK-LABEL: func.func @two_stages
 func.func @two_stages(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
   // CHECK: "place.stage"() ({
-  // CHECK: }) {cluster = @pod, data_parallel = 2 : i64, devices = 8 : i64, index = 0 : i64, recompute = false, first_layer = 0 : i64, layers = 1 : i64, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, tensor_parallel = 4 : i64}
+  // CHECK: }) {cluster = @pod, data_parallel = 2 : i64, devices = 8 : i64, first_layer = 0 : i64, index = 0 : i64, layers = 1 : i64, recompute = false, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, tensor_parallel = 4 : i64}
   %a = "place.stage"() ({
     %init = tensor.empty() : tensor<8x16xf32>
     %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
