@@ -14,6 +14,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintDimensionFlowPass,
     &memoptPlaceCostsPass,
     &memoptPlaceSearchPass,
+    &memoptPlaceToShardPass,
 };
 
 extern const struct {
