@@ -98,6 +98,44 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                MemoptStringBuffer *reason);
 
 /*===------------------------------------------------------------------===*
+ * Operator scheduling on one accelerator
+ *===------------------------------------------------------------------===*/
+
+/// The ops of one layer to schedule: durations, units and dependences.
+/// Ops on the same unit (tensor cores, vector cores) run one at a time; ops
+/// on different units overlap; MemoptOpUnitNone ops take no unit.
+typedef struct MemoptScheduleProblem {
+  const double *seconds;
+  const MemoptOpUnit *units;
+  size_t count;
+  const size_t (*edges)[2]; /* edges[e][0] must finish before edges[e][1] starts */
+  size_t edgeCount;
+} MemoptScheduleProblem;
+
+/// How a schedule was obtained.
+typedef enum MemoptScheduleStatus {
+  MemoptScheduleListOnly, /* the list scheduler (no solver run, or it found nothing better) */
+  MemoptScheduleOptimal,  /* the ILP's optimum within the requested gap */
+  MemoptScheduleFeasible  /* the ILP's best at the time limit */
+} MemoptScheduleStatus;
+
+/// Schedules by critical path (longest remaining path first) on the two units; writes start times to `starts` and returns the makespan.
+double memoptScheduleList(const MemoptScheduleProblem *problem, double *starts);
+
+/// Minimizes the makespan with a disjunctive ILP (GLPK) within `timeLimitSeconds` and relative `gap`, warm-started by and falling back to the list schedule; writes `starts`, returns the makespan.
+double memoptScheduleSolve(const MemoptScheduleProblem *problem, double timeLimitSeconds, double gap,
+                           double *starts, MemoptScheduleStatus *status);
+
+/// Builds the schedule problem of top-level ops [first, first + count) of `func` (dependences from SSA uses); the caller frees the three arrays. False with `reason` when an op cannot be costed.
+bool memoptSegmentScheduleProblem(MlirOperation func, size_t first, size_t count,
+                                  size_t dataArguments, const MemoptAcceleratorConfig *config,
+                                  double batchScale, MemoptScheduleProblem *problem,
+                                  MemoptStringBuffer *reason);
+
+/// Frees what memoptSegmentScheduleProblem allocated.
+void memoptScheduleProblemDestroy(MemoptScheduleProblem *problem);
+
+/*===------------------------------------------------------------------===*
  * Placement search
  *===------------------------------------------------------------------===*/
 

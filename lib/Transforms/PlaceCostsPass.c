@@ -8,11 +8,16 @@
 #include "Transforms/Place.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 static const MemoptPassOptionInfo options[] = {
     {"per-op", MemoptOptionBool, "false", "Emit the cost of every op", NULL, 0, 0},
     {"batch-scale", MemoptOptionFloat, "1", "Scale the batch of the IR by this factor", NULL,
      1e-9, 1e9},
+    {"schedule", MemoptOptionBool, "false",
+     "Also schedule the first layer's ops with the list scheduler and the ILP", NULL, 0, 0},
+    {"ilp-time-limit", MemoptOptionFloat, "10", "Seconds the ILP may take", NULL, 0, 1e6},
+    {"ilp-gap", MemoptOptionFloat, "0.01", "Relative optimality gap of the ILP", NULL, 0, 1},
     MEMOPT_PLACE_ACCELERATOR_OPTIONS,
 };
 
@@ -72,6 +77,36 @@ static bool reportSegment(MlirOperation func, const char *what, size_t first, si
   return ok;
 }
 
+/* The first layer's makespan: ops in sequence, list-scheduled, and by the ILP. */
+static void reportSchedule(MlirOperation func, size_t first, size_t count,
+                           const MemoptAcceleratorConfig *config, size_t dataArguments,
+                           double scale, const MemoptPassOptions *passOptions) {
+  MemoptScheduleProblem problem;
+  MemoptStringBuffer reason = memoptStringBufferCreate();
+  if (!memoptSegmentScheduleProblem(func, first, count, dataArguments, config, scale, &problem,
+                                    &reason)) {
+    memoptStringBufferDestroy(&reason);
+    return;
+  }
+  memoptStringBufferDestroy(&reason);
+  double sequential = 0;
+  for (size_t i = 0; i < problem.count; ++i)
+    sequential += problem.seconds[i];
+  double *starts = malloc((problem.count + 1) * sizeof *starts);
+  if (!starts)
+    abort();
+  double list = memoptScheduleList(&problem, starts);
+  MemoptScheduleStatus status;
+  double solved = memoptScheduleSolve(&problem, memoptPassOptionsGetFloat(passOptions, "ilp-time-limit"),
+                                      memoptPassOptionsGetFloat(passOptions, "ilp-gap"), starts, &status);
+  static const char *const statusNames[] = {"list schedule kept", "optimal", "time limit"};
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  remark(opAt(block, first), "layer schedule: sequential %.6g s, list %.6g s, ilp %.6g s (%s)",
+         sequential, list, solved, statusNames[status]);
+  free(starts);
+  memoptScheduleProblemDestroy(&problem);
+}
+
 static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptions *passOptions) {
   MemoptLayerStructure layers;
   if (!memoptLayerRecognize(func, &layers))
@@ -90,6 +125,8 @@ static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptio
   memoptLayerStructureDestroy(&layers);
   if (!ok)
     return mlirLogicalResultFailure();
+  if (memoptPassOptionsGetBool(passOptions, "schedule"))
+    reportSchedule(func, start, length, &config, dataArguments, scale, passOptions);
   if (!memoptPassOptionsGetBool(passOptions, "per-op"))
     return mlirLogicalResultSuccess();
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));

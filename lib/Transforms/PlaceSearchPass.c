@@ -53,6 +53,12 @@ static const MemoptPassOptionInfo options[] = {
     {"brute-force", MemoptOptionBool, "false",
      "Also enumerate every split and recompute choice, and fail if the DP differs", NULL, 0, 0},
     {"report", MemoptOptionString, "", "Write the plan as JSON to this file", NULL, 0, 0},
+    {"schedule", MemoptOptionChoice, "ilp",
+     "Layer time: ops one after the other (sequential), list-scheduled on the tensor and vector "
+     "units (list), or the ILP's makespan (ilp)",
+     "sequential|list|ilp", 0, 0},
+    {"ilp-time-limit", MemoptOptionFloat, "2", "Seconds each layer's ILP may take", NULL, 0, 1e6},
+    {"ilp-gap", MemoptOptionFloat, "0.01", "Relative optimality gap of the ILP", NULL, 0, 1},
     MEMOPT_PLACE_ACCELERATOR_OPTIONS,
 };
 
@@ -168,6 +174,31 @@ static void problemStorageDestroy(ProblemStorage *storage) {
   free(storage->microbatches);
 }
 
+/* Replaces `seconds` (ops in sequence) by the makespan the schedule option asks for. */
+static bool scheduleSegment(MlirOperation func, size_t first, size_t count, size_t dataArguments,
+                            const MemoptAcceleratorConfig *accelerator, double scale,
+                            const MemoptPassOptions *options, double *seconds,
+                            MemoptStringBuffer *reason) {
+  const char *schedule = memoptPassOptionsGetString(options, "schedule");
+  if (strcmp(schedule, "sequential") == 0)
+    return true;
+  MemoptScheduleProblem problem;
+  if (!memoptSegmentScheduleProblem(func, first, count, dataArguments, accelerator, scale,
+                                    &problem, reason))
+    return false;
+  double *starts = malloc((problem.count + 1) * sizeof *starts);
+  if (!starts)
+    abort();
+  MemoptScheduleStatus status;
+  *seconds = strcmp(schedule, "list") == 0
+                 ? memoptScheduleList(&problem, starts)
+                 : memoptScheduleSolve(&problem, memoptPassOptionsGetFloat(options, "ilp-time-limit"),
+                                       memoptPassOptionsGetFloat(options, "ilp-gap"), starts, &status);
+  free(starts);
+  memoptScheduleProblemDestroy(&problem);
+  return true;
+}
+
 static bool buildProblem(const Model *model, const Cluster *cluster,
                          const MemoptAcceleratorConfig *accelerator,
                          const MemoptPassOptions *options, ProblemStorage *storage) {
@@ -195,9 +226,11 @@ static bool buildProblem(const Model *model, const Cluster *cluster,
       continue;
     for (size_t mb = 0; mb < count && ok; ++mb) {
       MemoptSegmentCost cost;
+      double scale = (double)storage->microbatches[mb] / model->irBatch;
       ok = memoptSegmentCostEstimate(model->func, firsts[segment], lengths[segment], dataArguments,
-                                     accelerator, (double)storage->microbatches[mb] / model->irBatch,
-                                     &cost, &reason);
+                                     accelerator, scale, &cost, &reason) &&
+           scheduleSegment(model->func, firsts[segment], lengths[segment], dataArguments,
+                           accelerator, scale, options, &cost.forwardSeconds, &reason);
       storage->seconds[segment * count + mb] = cost.forwardSeconds;
       if (mb == 0)
         storage->segments[segment] = cost;
