@@ -372,3 +372,10 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
   memoptPointerMapDestroy(&seen);
   return ok;
 }
+
+double memoptAcceleratorArea(const MemoptAcceleratorConfig *config, const MemoptAreaModel *model) {
+  double macs = (double)config->tensorCores * (double)config->width * (double)config->depth;
+  double lanes = (double)config->vectorCores * (double)config->vectorWidth;
+  double mib = (double)config->bufferBytes / (1024.0 * 1024.0);
+  return macs * model->perMac + lanes * model->perVectorLane + mib * model->perBufferMiB;
+}

@@ -60,6 +60,16 @@ typedef struct MemoptAcceleratorConfig {
   uint64_t bytesPerElement; /* element size on the accelerator (the IR's types are ignored) */
 } MemoptAcceleratorConfig;
 
+/// Area per unit of hardware, in mm^2 (the architecture search's budget is in the same unit).
+typedef struct MemoptAreaModel {
+  double perMac;        /* one multiply-accumulate cell of a systolic array */
+  double perVectorLane; /* one lane of a vector core */
+  double perBufferMiB;  /* one MiB of on-chip SRAM */
+} MemoptAreaModel;
+
+/// Returns the area of `config`: its MAC cells, vector lanes and buffer.
+double memoptAcceleratorArea(const MemoptAcceleratorConfig *config, const MemoptAreaModel *model);
+
 /// Which unit runs an op.
 typedef enum MemoptOpUnit {
   MemoptOpUnitNone,   /* no work: views, tensor.empty, constants */

@@ -13,6 +13,7 @@
 #include "mlir-c/Dialect/Vector.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,17 @@ static const MemoptPassOptionInfo options[] = {
      "sequential|list|ilp", 0, 0},
     {"ilp-time-limit", MemoptOptionFloat, "2", "Seconds each layer's ILP may take", NULL, 0, 1e6},
     {"ilp-gap", MemoptOptionFloat, "0.01", "Relative optimality gap of the ILP", NULL, 0, 1},
+    {"architecture-search", MemoptOptionBool, "false",
+     "Also choose the accelerator configuration under the area budget (PHAZE's space of "
+     "powers of two)",
+     NULL, 0, 0},
+    {"area-budget", MemoptOptionFloat, "0",
+     "Area budget in mm^2 (0: the area of the accelerator the options describe)", NULL, 0, 1e9},
+    {"architecture-candidates", MemoptOptionInteger, "3",
+     "Configurations with the fastest layer that get the whole placement search", NULL, 1, 1000},
+    {"mac-area", MemoptOptionFloat, "0.001", "mm^2 per systolic-array MAC cell", NULL, 0, 1e3},
+    {"lane-area", MemoptOptionFloat, "0.002", "mm^2 per vector lane", NULL, 0, 1e3},
+    {"buffer-area", MemoptOptionFloat, "0.3", "mm^2 per MiB of on-chip buffer", NULL, 0, 1e3},
     MEMOPT_PLACE_ACCELERATOR_OPTIONS,
 };
 
@@ -542,6 +554,90 @@ static bool parseBaseline(const char *text, int64_t degrees[3]) {
   return true;
 }
 
+/*===------------------------------------------------------------------===*
+ * Architecture search
+ *===------------------------------------------------------------------===*/
+
+/* A configuration and the list-scheduled time of the first layer on it. */
+typedef struct Candidate {
+  MemoptAcceleratorConfig config;
+  double layerSeconds;
+  double area;
+} Candidate;
+
+static int byLayerSeconds(const void *a, const void *b) {
+  const Candidate *x = a, *y = b;
+  return x->layerSeconds < y->layerSeconds ? -1 : x->layerSeconds > y->layerSeconds;
+}
+
+/* PHAZE's space: tensor and vector cores 1..64, array width and depth
+ * 8..256 (vector width = array width), buffer 8..128 MiB, all powers of two,
+ * with an area between 30% of the budget (any area when a core count is 1)
+ * and the budget. Returns the candidates sorted by the first layer's
+ * list-scheduled time at microbatch 1; `count` receives their number. */
+static Candidate *architectureCandidates(const Model *model, const MemoptAcceleratorConfig *base,
+                                         const MemoptAreaModel *areaModel, double budget,
+                                         size_t dataArguments, size_t *count) {
+  const MemoptLayerStructure *s = &model->structure;
+  size_t capacity = 64, found = 0;
+  Candidate *candidates = malloc(capacity * sizeof *candidates);
+  if (!candidates)
+    abort();
+  MemoptStringBuffer reason = memoptStringBufferCreate();
+  for (int64_t tensorCores = 1; tensorCores <= 64; tensorCores *= 2)
+    for (int64_t vectorCores = 1; vectorCores <= 64; vectorCores *= 2)
+      for (int64_t width = 8; width <= 256; width *= 2)
+        for (int64_t depth = 8; depth <= 256; depth *= 2)
+          for (uint64_t mib = 8; mib <= 128; mib *= 2) {
+            MemoptAcceleratorConfig config = *base;
+            config.tensorCores = tensorCores;
+            config.vectorCores = vectorCores;
+            config.width = width;
+            config.depth = depth;
+            config.vectorWidth = width;
+            config.bufferBytes = mib * 1024 * 1024;
+            double area = memoptAcceleratorArea(&config, areaModel);
+            double floor = tensorCores == 1 || vectorCores == 1 ? 0 : 0.3 * budget;
+            if (area > budget || area < floor)
+              continue;
+            MemoptScheduleProblem problem;
+            memoptStringBufferClear(&reason);
+            if (!memoptSegmentScheduleProblem(model->func, s->bounds[0], s->bounds[1] - s->bounds[0],
+                                              dataArguments, &config, 1 / model->irBatch, &problem,
+                                              &reason))
+              continue;
+            double *starts = malloc((problem.count + 1) * sizeof *starts);
+            if (!starts)
+              abort();
+            double seconds = memoptScheduleList(&problem, starts);
+            free(starts);
+            memoptScheduleProblemDestroy(&problem);
+            if (found == capacity) {
+              capacity *= 2;
+              candidates = realloc(candidates, capacity * sizeof *candidates);
+              if (!candidates)
+                abort();
+            }
+            candidates[found++] = (Candidate){config, seconds, area};
+          }
+  memoptStringBufferDestroy(&reason);
+  qsort(candidates, found, sizeof *candidates, byLayerSeconds);
+  *count = found;
+  return candidates;
+}
+
+static json_t *describeAccelerator(const MemoptAcceleratorConfig *config, double area) {
+  json_t *object = json_object();
+  json_object_set_new(object, "tensor_cores", json_integer(config->tensorCores));
+  json_object_set_new(object, "width", json_integer(config->width));
+  json_object_set_new(object, "depth", json_integer(config->depth));
+  json_object_set_new(object, "vector_cores", json_integer(config->vectorCores));
+  json_object_set_new(object, "vector_width", json_integer(config->vectorWidth));
+  json_object_set_new(object, "buffer_bytes", json_integer((json_int_t)config->bufferBytes));
+  json_object_set_new(object, "area_mm2", json_real(area));
+  return object;
+}
+
 static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOptions *passOptions) {
   Model model = {0};
   model.func = findFunction(module);
@@ -570,20 +666,81 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
                       : leadingDimension(model.func);
   Cluster cluster = clusterOf(passOptions);
   MemoptAcceleratorConfig accelerator = memoptPlaceAccelerator(passOptions);
+  MemoptAreaModel areaModel = {memoptPassOptionsGetFloat(passOptions, "mac-area"),
+                               memoptPassOptionsGetFloat(passOptions, "lane-area"),
+                               memoptPassOptionsGetFloat(passOptions, "buffer-area")};
+  double budget = memoptPassOptionsGetFloat(passOptions, "area-budget");
+  if (budget == 0)
+    budget = memoptAcceleratorArea(&accelerator, &areaModel);
+  json_t *architecture = NULL;
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  if (memoptPassOptionsGetBool(passOptions, "architecture-search")) {
+    size_t candidateCount;
+    Candidate *candidates = architectureCandidates(
+        &model, &accelerator, &areaModel, budget,
+        (size_t)memoptPassOptionsGetInteger(passOptions, "data-arguments"), &candidateCount);
+    size_t tried = (size_t)memoptPassOptionsGetInteger(passOptions, "architecture-candidates");
+    if (tried > candidateCount)
+      tried = candidateCount;
+    double bestSeconds = INFINITY;
+    size_t best = candidateCount;
+    json_t *tries = json_array();
+    for (size_t c = 0; c < tried; ++c) {
+      ProblemStorage trial;
+      MemoptPlacementPlan trialPlan;
+      MemoptPlacementFailure trialFailure;
+      if (!buildProblem(&model, &cluster, &candidates[c].config, passOptions, &trial)) {
+        problemStorageDestroy(&trial);
+        continue;
+      }
+      json_t *entry = describeAccelerator(&candidates[c].config, candidates[c].area);
+      json_object_set_new(entry, "layer_seconds", json_real(candidates[c].layerSeconds));
+      if (memoptPlacementSearch(&trial.problem, &trialPlan, &trialFailure)) {
+        json_object_set_new(entry, "batch_seconds", json_real(trialPlan.batchSeconds));
+        if (trialPlan.batchSeconds < bestSeconds) {
+          bestSeconds = trialPlan.batchSeconds;
+          best = c;
+        }
+        memoptPlacementPlanDestroy(&trialPlan);
+      }
+      json_array_append_new(tries, entry);
+      problemStorageDestroy(&trial);
+    }
+    if (best < candidateCount)
+      accelerator = candidates[best].config;
+    architecture = json_object();
+    json_object_set_new(architecture, "area_budget_mm2", json_real(budget));
+    json_object_set_new(architecture, "configurations_in_budget", json_integer((json_int_t)candidateCount));
+    json_object_set_new(architecture, "searched", tries);
+    json_object_set_new(architecture, "chosen",
+                        describeAccelerator(&accelerator, memoptAcceleratorArea(&accelerator, &areaModel)));
+    json_object_set_new(architecture, "search_seconds", json_real(secondsSince(&start)));
+    diagnose(model.func, MlirDiagnosticRemark,
+             "place-search: architecture: %zu configurations within %.4g mm^2; chose %lld tensor "
+             "cores of %lldx%lld, %lld vector cores of %lld lanes, %llu MiB buffer (%.4g mm^2)",
+             candidateCount, budget, (long long)accelerator.tensorCores, (long long)accelerator.width,
+             (long long)accelerator.depth, (long long)accelerator.vectorCores,
+             (long long)accelerator.vectorWidth,
+             (unsigned long long)(accelerator.bufferBytes / (1024 * 1024)),
+             memoptAcceleratorArea(&accelerator, &areaModel));
+    free(candidates);
+  }
   ProblemStorage storage;
   if (!buildProblem(&model, &cluster, &accelerator, passOptions, &storage)) {
+    json_decref(architecture);
     problemStorageDestroy(&storage);
     memoptLayerStructureDestroy(&model.structure);
     return mlirLogicalResultFailure();
   }
 
-  struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   MemoptPlacementPlan plan;
   MemoptPlacementFailure failure;
   bool found = memoptPlacementSearch(&storage.problem, &plan, &failure);
   double searchSeconds = secondsSince(&start);
   if (!found) {
+    json_decref(architecture);
     describeFailure(model.func, &cluster, &model, &failure);
     problemStorageDestroy(&storage);
     memoptLayerStructureDestroy(&model.structure);
@@ -613,6 +770,10 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   json_object_set_new(root, "cluster", clusterJson);
   json_object_set_new(root, "plan", describePlan(&plan, &cluster));
   json_object_set_new(root, "search_seconds", json_real(searchSeconds));
+  if (architecture)
+    json_object_set_new(root, "architecture", architecture);
+  json_object_set_new(root, "accelerator",
+                      describeAccelerator(&accelerator, memoptAcceleratorArea(&accelerator, &areaModel)));
   json_object_set_new(root, "search_transitions", json_integer((json_int_t)plan.evaluated));
 
   bool ok = true;
