@@ -107,10 +107,9 @@ static MlirWalkResult collectCaptures(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static bool isScalarConstant(MlirValue value) {
+static bool isConstant(MlirValue value) {
   return mlirValueIsAOpResult(value) &&
-         memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant") &&
-         !mlirTypeIsARankedTensor(mlirValueGetType(value));
+         memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant");
 }
 
 /* True when `value` is an argument of `func` at index >= dataArguments. */
@@ -183,17 +182,17 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
 
   Captures captures = {NULL, 0, 0, stage};
   mlirOperationWalk(stage, collectCaptures, &captures, MlirWalkPreOrder);
-  /* Scalar constants are cloned into the function instead of passed: they
+  /* Constants are cloned into the function instead of passed: they
    * go to the end of the list, the arguments stay first, in order. */
   intptr_t arguments = 0;
   MlirValue *ordered = malloc((size_t)(captures.count + 1) * sizeof *ordered);
   if (!ordered)
     abort();
   for (intptr_t k = 0; k < captures.count; ++k)
-    if (!isScalarConstant(captures.values[k]))
+    if (!isConstant(captures.values[k]))
       ordered[arguments++] = captures.values[k];
   for (intptr_t k = 0, constants = arguments; k < captures.count; ++k)
-    if (isScalarConstant(captures.values[k]))
+    if (isConstant(captures.values[k]))
       ordered[constants++] = captures.values[k];
   free(captures.values);
   captures.values = ordered;
@@ -295,8 +294,9 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
           mlirOperationEqual(mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))),
                              mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))) {
         memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
-                             "place-to-shard: this stage holds no ops (it describes layers the "
-                             "function does not materialize); run place-search without layers=N");
+                             "place-to-shard: this stage holds no ops: place-search describes "
+                             "stages by layer range when one layer stands for many (layers=N) or "
+                             "when a stage would pass more than 8 values on");
         return mlirLogicalResultFailure();
       }
   }

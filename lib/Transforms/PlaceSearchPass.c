@@ -318,16 +318,15 @@ static bool isInside(MlirOperation op, MlirOperation ancestor) {
   return false;
 }
 
-static bool isScalarConstant(MlirOperation op) {
-  return memoptOperationIsA(op, "arith.constant") &&
-         !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)));
-}
+/* Constants stay outside the stages: any stage may use them (weights
+ * folded into constants are defined once, before the layers, in some models). */
+static bool isConstant(MlirOperation op) { return memoptOperationIsA(op, "arith.constant"); }
 
 /* The results of ops[first, end) used by an op outside the range; -1 when more than the slots hold. */
 static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue *values) {
   intptr_t count = 0;
   for (size_t i = first; i < end; ++i)
-    for (intptr_t r = 0; r < mlirOperationGetNumResults(ops[i]) && !isScalarConstant(ops[i]); ++r) {
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(ops[i]) && !isConstant(ops[i]); ++r) {
       MlirValue value = mlirOperationGetResult(ops[i], r);
       bool outside = false;
       for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use) && !outside;
@@ -411,9 +410,9 @@ static void createStage(MlirOperation func, const char *clusterName, const Memop
   mlirOperationStateAddOperands(&yield, results, values);
   MlirOperation yieldOp = mlirOperationCreate(&yield);
   mlirBlockAppendOwnedOperation(body, yieldOp);
-  /* Scalar constants stay before the stage: later stages may use them too. */
+  /* Constants stay before the stage: later stages may use them too. */
   for (size_t i = first; i < end; ++i)
-    if (!isScalarConstant(ops[i]))
+    if (!isConstant(ops[i]))
       mlirOperationMoveBefore(ops[i], yieldOp);
   for (intptr_t i = 0; i < results; ++i)
     replaceUsesOutside(values[i], mlirOperationGetResult(stageOp, i), stageOp);
@@ -835,15 +834,19 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
     const char *clusterName = "cluster";
     createCluster(module, &cluster, clusterName);
     bool wrapped = emitStages(&model, &plan, clusterName);
+    const char *how = wrapped ? "stages hold their ops"
+                      : model.layers != s->count
+                          ? "stages describe layer ranges (one layer stands for all)"
+                          : "stages describe layer ranges (a stage would pass more values on than "
+                            "its 8 result slots)";
     diagnose(model.func, MlirDiagnosticRemark,
              "place-search: %zu layers on %lld devices: pipeline %lld, tensor-parallel %lld, "
              "data-parallel %lld, microbatch %lld (%lld per replica), %.6g s per batch, %.6g "
-             "samples/s; stages %s",
+             "samples/s; %s",
              model.problemLayers, (long long)cluster.devices, (long long)plan.pipeline,
              (long long)plan.tensorParallel, (long long)plan.dataParallel,
              (long long)plan.microbatch, (long long)plan.microbatchCount, plan.batchSeconds,
-             (double)cluster.globalBatch / plan.batchSeconds,
-             wrapped ? "hold their ops" : "describe layer ranges");
+             (double)cluster.globalBatch / plan.batchSeconds, how);
   }
   memoptPlacementPlanDestroy(&plan);
   problemStorageDestroy(&storage);
