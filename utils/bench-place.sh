@@ -6,7 +6,9 @@
 # PHAZE presets (1024 accelerators, 4 GiB/s links, global batch 4096, HBM
 # 32/64/80 GiB) it prints the chosen plan, its time per batch against a
 # Megatron-style fixed (pipeline, tensor, data) baseline with an even layer
-# split, and the search time. Then the DP against brute force on small
+# split, the DP's time and the whole pass's wall time (costing and the
+# per-layer ILPs included, 2 s limit each). Then the architecture search on
+# GPT-3. Then the DP against brute force on small
 # clusters (4-layer GPT-2, 4 to 8 devices, several HBM sizes).
 #
 #   utils/bench-place.sh [build dir]
@@ -28,29 +30,41 @@ models=(
   "GPT-3 96L|gpt2-block --hidden=12288 --heads=96 --seq=2048|96|96|32,4,8"
   "Llama-2 32L|llama-block --hidden=4096 --heads=32 --seq=4096|32|32|16,8,8"
 )
-printf '%-12s %-9s %-24s %12s %12s %14s %8s %9s\n' model preset "plan p/t/d/mb" "s/batch" "baseline s" "baseline p,t,d" speedup "search s"
+printf '%-12s %-9s %-24s %12s %12s %14s %8s %9s %9s\n' model preset "plan p/t/d/mb" "s/batch" "baseline s" "baseline p,t,d" speedup "DP s" "pass s"
 for entry in "${models[@]}"; do
   IFS='|' read -r name zoo layers heads baseline <<<"$entry"
   # shellcheck disable=SC2086
   "$bin/memopt-zoo" $zoo -o "$work/model.mlir"
   for preset in phaze-32 phaze-64 phaze-80; do
     report="$work/report.json"
+    start=$(date +%s.%N)
     if ! "$bin/memopt-opt" "$work/model.mlir" -o /dev/null 2>"$work/err" \
         --pass-pipeline="builtin.module(place-search{preset=$preset layers=$layers heads=$heads baseline=$baseline report=$report})"; then
       printf '%-12s %-9s %s\n' "$name" "$preset" "$(grep -o 'error: .*' "$work/err" | head -1)"
       continue
     fi
-    jq -r --arg name "$name" --arg preset "$preset" --arg base "$baseline" '
+    end=$(date +%s.%N)
+    jq -r --arg name "$name" --arg preset "$preset" --arg base "$baseline" --arg wall "$(echo "$end - $start" | bc)" '
       [$name, $preset,
        "\(.plan.pipeline)/\(.plan.tensor_parallel)/\(.plan.data_parallel)/\(.plan.microbatch)",
        (.plan.batch_seconds | tostring),
        (if .baseline then (.baseline.batch_seconds | tostring) else "no fit" end),
        $base,
        (if .baseline then ((.baseline.batch_seconds / .plan.batch_seconds * 1000 | round) / 1000 | tostring) else "-" end),
-       ((.search_seconds * 1000 | round) / 1000 | tostring)] | @tsv' "$report" |
-      awk -F'\t' '{printf "%-12s %-9s %-24s %12.4g %12s %14s %8s %9s\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+       ((.search_seconds * 1000 | round) / 1000 | tostring), $wall] | @tsv' "$report" |
+      awk -F'\t' '{printf "%-12s %-9s %-24s %12.4g %12s %14s %8s %9s %9.2f\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
   done
 done
+
+echo
+echo "Architecture search (GPT-3 96L, phaze-80, area budget = PHAZE's largest configuration)"
+"$bin/memopt-zoo" gpt2-block --hidden=12288 --heads=96 --seq=2048 -o "$work/gpt3.mlir"
+start=$(date +%s.%N)
+"$bin/memopt-opt" "$work/gpt3.mlir" -o /dev/null 2>/dev/null \
+  --pass-pipeline="builtin.module(place-search{preset=phaze-80 layers=96 heads=96 architecture-search report=$work/arch.json})"
+end=$(date +%s.%N)
+jq -r '"configurations in budget: \(.architecture.configurations_in_budget); chosen: \(.accelerator.tensor_cores) TC of \(.accelerator.width)x\(.accelerator.depth), \(.accelerator.vector_cores) VC of \(.accelerator.vector_width), \(.accelerator.buffer_bytes / 1048576) MiB, \(.accelerator.area_mm2 * 100 | round / 100) mm^2; \(.plan.batch_seconds) s per batch (p/t/d/mb \(.plan.pipeline)/\(.plan.tensor_parallel)/\(.plan.data_parallel)/\(.plan.microbatch))"' "$work/arch.json"
+echo "whole run (architecture and placement search): $(echo "$end - $start" | bc) s"
 
 echo
 echo "DP vs brute force (4-layer GPT-2, hidden 256; time per batch, candidates the brute force evaluated)"
