@@ -210,7 +210,7 @@ typedef struct MemoptPlacementFailure {
 bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
                            MemoptPlacementFailure *failure);
 
-/// Finds the same optimum by enumerating every split of the layers into stages; for small problems only.
+/// Finds the same optimum by enumerating every split of the layers into stages and every recompute choice; for small problems only (pipelines deeper than 24 stages are skipped).
 bool memoptPlacementBruteForce(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan);
 
 /// Evaluates a fixed (pipeline, tensor, data) configuration with layers split evenly, the best microbatch and per-stage recompute; false when it does not fit.
