@@ -25,7 +25,10 @@ irdl.dialect @place {
   // One pipeline stage: the layers in its body run on `devices` accelerators
   // of `cluster`, split `tensor_parallel` ways within a replica and replicated
   // `data_parallel` ways. `recompute` says whether the stage recomputes its
-  // activations in the backward pass (true) or stashes them (false).
+  // activations in the backward pass (true) or stashes them (false). The stage
+  // runs layers [first_layer, first_layer + layers) of the model: the body holds
+  // their ops when the function materializes them, and is empty when the
+  // model is described by one layer and a layer count (place-search{layers=N}).
   irdl.operation @stage {
     %out0 = irdl.any
     %out1 = irdl.any
@@ -41,6 +44,8 @@ irdl.dialect @place {
     %dataParallel = irdl.base "#builtin.integer"
     %tensorParallel = irdl.base "#builtin.integer"
     %recompute = irdl.base "#builtin.integer"
+    %firstLayer = irdl.base "#builtin.integer"
+    %layers = irdl.base "#builtin.integer"
     %body = irdl.region with size 1
     irdl.results(
       output0: optional %out0,
@@ -58,7 +63,9 @@ irdl.dialect @place {
       "devices" = %devices,
       "data_parallel" = %dataParallel,
       "tensor_parallel" = %tensorParallel,
-      "recompute" = %recompute
+      "recompute" = %recompute,
+      "first_layer" = %firstLayer,
+      "layers" = %layers
     }
     irdl.regions(body: %body)
   }

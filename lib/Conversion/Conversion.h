@@ -25,6 +25,9 @@ MlirLogicalResult memoptLowerChunkRegions(MlirOperation root);
 /// chunk-to-scf: the pass that runs memoptLowerChunkRegions on each function.
 extern const MemoptPassInfo memoptChunkToScfPass;
 
+/// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
+extern const MemoptPassInfo memoptPlaceToShardPass;
+
 #ifdef __cplusplus
 }
 #endif

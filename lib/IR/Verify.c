@@ -289,8 +289,10 @@ static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
 }
 
 static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
-  int64_t index, devices, dataParallel, tensorParallel, recompute;
+  int64_t index, devices, dataParallel, tensorParallel, recompute, firstLayer, layers;
   if (!atLeast(verifier, op, "index", 0, &index) ||
+      !atLeast(verifier, op, "first_layer", 0, &firstLayer) ||
+      !atLeast(verifier, op, "layers", 1, &layers) ||
       !atLeast(verifier, op, "devices", 1, &devices) ||
       !atLeast(verifier, op, "data_parallel", 1, &dataParallel) ||
       !atLeast(verifier, op, "tensor_parallel", 1, &tensorParallel) ||

@@ -24,4 +24,10 @@ extern const MemoptPassInfo memoptMemorySchedulePass;
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 
+/// place-costs (PlaceCostsPass.c).
+extern const MemoptPassInfo memoptPlaceCostsPass;
+
+/// place-search (PlaceSearchPass.c).
+extern const MemoptPassInfo memoptPlaceSearchPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

@@ -14,6 +14,9 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintDimensionFlowPass,
     &memoptPrintShapeSymbolsPass,
     &memoptMemorySchedulePass,
+    &memoptPlaceCostsPass,
+    &memoptPlaceSearchPass,
+    &memoptPlaceToShardPass,
 };
 
 extern const struct {

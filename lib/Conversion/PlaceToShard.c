@@ -1,0 +1,340 @@
+/* place-to-shard: lowers a placement to the upstream shard dialect.
+ *
+ * Every place.stage becomes a function `<function>_stage<index>` (the
+ * stage's ops, the values it uses from outside as arguments, its yielded
+ * values as results): each pipeline stage is a separate SPMD program on its
+ * own `shard.grid` of shape data_parallel x tensor_parallel. The function
+ * that held the stages is removed: the pipeline schedule between stages is
+ * not expressible in shard (upstream sharding-propagation rejects func.call,
+ * "sharding interface is not implemented"); stage i + 1 takes stage i's
+ * results among its arguments, in the order its ops first use them. Its arguments are annotated with
+ * `shard.shard ... annotate_for_users`: a parameter (an argument of the
+ * original function from index data-arguments on) is split along its last
+ * dimension over the tensor axis (Megatron's column split), an activation
+ * along its first (batch) dimension over the data axis, each only when the
+ * degree is above 1 and divides the extent. Upstream sharding-propagation,
+ * shard-partition and convert-shard-to-mpi take it from there. The
+ * place.cluster ops are erased: the result is pure upstream IR. */
+#include "Conversion/Conversion.h"
+#include "IR/IR.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/Shard.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const MemoptPassOptionInfo options[] = {
+    {"data-arguments", MemoptOptionInteger, "1",
+     "Leading function arguments that are data; the others are parameters", NULL, 0, 1e9},
+};
+
+static MlirNamedAttribute named(MlirContext context, const char *name, MlirAttribute value) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)), value);
+}
+
+static int64_t integerAttribute(MlirOperation op, const char *name) {
+  return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
+static bool isInside(MlirOperation op, MlirOperation ancestor) {
+  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
+    if (mlirOperationEqual(op, ancestor))
+      return true;
+  return false;
+}
+
+static bool definedInside(MlirValue value, MlirOperation ancestor) {
+  MlirOperation owner = mlirValueIsAOpResult(value)
+                            ? mlirOpResultGetOwner(value)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+  return isInside(owner, ancestor) &&
+         !(mlirValueIsABlockArgument(value) && mlirOperationEqual(owner, ancestor));
+}
+
+/* Redirects the uses of `from` inside `scope` to `to`. */
+static void replaceUsesInside(MlirValue from, MlirValue to, MlirOperation scope) {
+  intptr_t count = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    ++count;
+  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
+  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
+  if (!owners || !numbers)
+    abort();
+  count = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use), ++count) {
+    owners[count] = mlirOpOperandGetOwner(use);
+    numbers[count] = mlirOpOperandGetOperandNumber(use);
+  }
+  for (intptr_t i = 0; i < count; ++i)
+    if (isInside(owners[i], scope))
+      mlirOperationSetOperand(owners[i], numbers[i], to);
+  free(numbers);
+  free(owners);
+}
+
+/* Values used inside `stage` and defined outside it, in first-use order. */
+typedef struct Captures {
+  MlirValue *values;
+  intptr_t count, capacity;
+  MlirOperation stage;
+} Captures;
+
+static MlirWalkResult collectCaptures(MlirOperation op, void *userData) {
+  Captures *captures = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue value = mlirOperationGetOperand(op, i);
+    if (definedInside(value, captures->stage))
+      continue;
+    bool seen = false;
+    for (intptr_t k = 0; k < captures->count && !seen; ++k)
+      seen = mlirValueEqual(captures->values[k], value);
+    if (seen)
+      continue;
+    if (captures->count == captures->capacity) {
+      captures->capacity = captures->capacity ? 2 * captures->capacity : 16;
+      captures->values = realloc(captures->values, (size_t)captures->capacity * sizeof *captures->values);
+      if (!captures->values)
+        abort();
+    }
+    captures->values[captures->count++] = value;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool isConstant(MlirValue value) {
+  return mlirValueIsAOpResult(value) &&
+         memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant");
+}
+
+/* True when `value` is an argument of `func` at index >= dataArguments. */
+static bool isParameter(MlirValue value, MlirOperation func, intptr_t dataArguments) {
+  return mlirValueIsABlockArgument(value) &&
+         mlirOperationEqual(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), func) &&
+         mlirBlockArgumentGetArgNumber(value) >= dataArguments;
+}
+
+/* Inserts `shard.sharding` + `shard.shard annotate_for_users` for `argument`
+ * split along `dim` over grid axis `axis`, at the start of `body`. */
+static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dim,
+                     int64_t axis, MlirLocation location) {
+  MlirContext context = mlirLocationGetContext(location);
+  /* Built from its generic form: parsing it alone would verify its grid
+   * reference outside any module. */
+  MemoptStringBuffer axes = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&axes, "#shard<axisarray[");
+  for (int64_t d = 0; d < dim; ++d)
+    memoptStringBufferAppendCString(&axes, "[], ");
+  memoptStringBufferAppendFormat(&axes, "[%lld]]>", (long long)axis);
+  MlirOperationState shardingState =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("shard.sharding"), location);
+  int32_t noOperands[2] = {0, 0};
+  MlirNamedAttribute shardingAttributes[] = {
+      named(context, "grid", mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(grid))),
+      named(context, "split_axes",
+            mlirAttributeParseGet(context, mlirStringRefCreateFromCString(axes.data))),
+      named(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, noOperands)),
+      named(context, "static_halo_sizes", mlirDenseI64ArrayGet(context, 0, NULL)),
+      named(context, "static_sharded_dims_offsets", mlirDenseI64ArrayGet(context, 0, NULL)),
+  };
+  memoptStringBufferDestroy(&axes);
+  mlirOperationStateAddAttributes(&shardingState, 5, shardingAttributes);
+  MlirType shardingType =
+      mlirTypeParseGet(context, mlirStringRefCreateFromCString("!shard.sharding"));
+  mlirOperationStateAddResults(&shardingState, 1, &shardingType);
+  MlirOperation sharding = mlirOperationCreate(&shardingState);
+  MlirOperation first = mlirBlockGetFirstOperation(body);
+  mlirBlockInsertOwnedOperationBefore(body, first, sharding);
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.shard"), location);
+  MlirValue operands[2] = {argument, mlirOperationGetResult(sharding, 0)};
+  mlirOperationStateAddOperands(&state, 2, operands);
+  MlirType type = mlirValueGetType(argument);
+  mlirOperationStateAddResults(&state, 1, &type);
+  MlirNamedAttribute unit = named(context, "annotate_for_users", mlirUnitAttrGet(context));
+  mlirOperationStateAddAttributes(&state, 1, &unit);
+  MlirOperation shard = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationAfter(body, sharding, shard);
+  /* Every use but the annotation's own reads the annotated value. */
+  MlirValue annotated = mlirOperationGetResult(shard, 0);
+  for (MlirOperation op = mlirOperationGetNextInBlock(shard); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    replaceUsesInside(argument, annotated, op);
+}
+
+/* Outlines one stage into a function after `*after` (then the new function). */
+static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation stage,
+                       intptr_t dataArguments, MlirOperation *after) {
+  MlirContext context = mlirOperationGetContext(stage);
+  MlirLocation location = mlirOperationGetLocation(stage);
+  MlirStringRef funcName =
+      mlirStringAttrGetValue(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name")));
+  long long index = (long long)integerAttribute(stage, "index");
+  int64_t data = integerAttribute(stage, "data_parallel");
+  int64_t tensor = integerAttribute(stage, "tensor_parallel");
+  char name[256], grid[300];
+  snprintf(name, sizeof name, "%.*s_stage%lld", (int)funcName.length, funcName.data, index);
+  snprintf(grid, sizeof grid, "%s_grid", name);
+
+  Captures captures = {NULL, 0, 0, stage};
+  mlirOperationWalk(stage, collectCaptures, &captures, MlirWalkPreOrder);
+  /* Constants are cloned into the function instead of passed: they
+   * go to the end of the list, the arguments stay first, in order. */
+  intptr_t arguments = 0;
+  MlirValue *ordered = malloc((size_t)(captures.count + 1) * sizeof *ordered);
+  if (!ordered)
+    abort();
+  for (intptr_t k = 0; k < captures.count; ++k)
+    if (!isConstant(captures.values[k]))
+      ordered[arguments++] = captures.values[k];
+  for (intptr_t k = 0, constants = arguments; k < captures.count; ++k)
+    if (isConstant(captures.values[k]))
+      ordered[constants++] = captures.values[k];
+  free(captures.values);
+  captures.values = ordered;
+  MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
+  MlirOperation yield = mlirBlockGetTerminator(stageBody);
+  intptr_t results = mlirOperationGetNumResults(stage);
+
+  MlirType *inputTypes = malloc((size_t)(arguments + 1) * sizeof *inputTypes);
+  MlirLocation *locations = malloc((size_t)(arguments + 1) * sizeof *locations);
+  MlirType *resultTypes = malloc((size_t)(results + 1) * sizeof *resultTypes);
+  if (!inputTypes || !locations || !resultTypes)
+    abort();
+  for (intptr_t k = 0; k < arguments; ++k) {
+    inputTypes[k] = mlirValueGetType(captures.values[k]);
+    locations[k] = location;
+  }
+  for (intptr_t r = 0; r < results; ++r)
+    resultTypes[r] = mlirValueGetType(mlirOperationGetResult(stage, r));
+
+  /* The grid and the function, after the original function. */
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  char gridText[400];
+  snprintf(gridText, sizeof gridText, "shard.grid @%s(shape = %lldx%lld)", grid, (long long)data,
+           (long long)tensor);
+  MlirOperation gridOp = mlirOperationCreateParse(context, mlirStringRefCreateFromCString(gridText),
+                                                  mlirStringRefCreateFromCString("place-to-shard"));
+  mlirBlockInsertOwnedOperationAfter(moduleBody, *after, gridOp);
+  MlirOperationState funcState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
+  MlirType functionType = mlirFunctionTypeGet(context, arguments, inputTypes, results, resultTypes);
+  MlirNamedAttribute funcAttributes[] = {
+      named(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
+      named(context, "function_type", mlirTypeAttrGet(functionType)),
+  };
+  mlirOperationStateAddAttributes(&funcState, 2, funcAttributes);
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(arguments, inputTypes, locations);
+  mlirRegionAppendOwnedBlock(region, body);
+  mlirOperationStateAddOwnedRegions(&funcState, 1, &region);
+  MlirOperation outlined = mlirOperationCreate(&funcState);
+  mlirBlockInsertOwnedOperationAfter(moduleBody, gridOp, outlined);
+  *after = outlined;
+
+  /* Move the ops, then the terminator becomes func.return. */
+  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, yield);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(body, op);
+    op = next;
+  }
+  MlirOperationState returnState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), location);
+  MlirValue *yielded = malloc((size_t)(results + 1) * sizeof *yielded);
+  if (!yielded)
+    abort();
+  for (intptr_t r = 0; r < results; ++r)
+    yielded[r] = mlirOperationGetOperand(yield, r);
+  mlirOperationStateAddOperands(&returnState, results, yielded);
+  mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&returnState));
+  for (intptr_t k = 0; k < arguments; ++k)
+    replaceUsesInside(captures.values[k], mlirBlockGetArgument(body, k), outlined);
+  for (intptr_t k = arguments; k < captures.count; ++k) {
+      MlirOperation clone = mlirOperationClone(mlirOpResultGetOwner(captures.values[k]));
+      mlirBlockInsertOwnedOperationBefore(body, mlirBlockGetFirstOperation(body), clone);
+      replaceUsesInside(captures.values[k], mlirOperationGetResult(clone, 0), outlined);
+    }
+  /* Annotations on the tensor arguments. */
+  for (intptr_t k = 0; k < arguments; ++k) {
+    MlirType type = inputTypes[k];
+    if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) == 0)
+      continue;
+    bool parameter = isParameter(captures.values[k], func, dataArguments);
+    int64_t dim = parameter ? mlirShapedTypeGetRank(type) - 1 : 0;
+    int64_t degree = parameter ? tensor : data;
+    int64_t extent = mlirShapedTypeGetDimSize(type, dim);
+    if (degree > 1 && !mlirShapedTypeIsDynamicSize(extent) && extent % degree == 0)
+      annotate(body, mlirBlockGetArgument(body, k), grid, dim, parameter ? 1 : 0, location);
+  }
+
+  free(yielded);
+  free(resultTypes);
+  free(locations);
+  free(inputTypes);
+  free(captures.values);
+}
+
+static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassOptions *passOptions) {
+  intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  /* Stages with empty bodies describe layers the IR does not hold. */
+  for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);
+       func = mlirOperationGetNextInBlock(func)) {
+    if (!memoptOperationIsA(func, "func.func") || mlirRegionIsNull(mlirOperationGetRegion(func, 0)))
+      continue;
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+    if (mlirBlockIsNull(body))
+      continue;
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op))
+      if (memoptOperationIsA(op, "place.stage") &&
+          mlirOperationEqual(mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))),
+                             mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))) {
+        memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
+                             "place-to-shard: this stage holds no ops: place-search describes "
+                             "stages by layer range when one layer stands for many (layers=N) or "
+                             "when a stage would pass more than 8 values on");
+        return mlirLogicalResultFailure();
+      }
+  }
+  for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);) {
+    MlirOperation next = mlirOperationGetNextInBlock(func);
+    if (memoptOperationIsA(func, "place.cluster")) {
+      mlirOperationDestroy(func);
+    } else if (memoptOperationIsA(func, "func.func")) {
+      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+      MlirOperation after = func;
+      bool staged = false;
+      for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+           !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+        if (memoptOperationIsA(op, "place.stage")) {
+          lowerStage(module, func, op, dataArguments, &after);
+          staged = true;
+        }
+      /* Its stages now stand alone; the rest of it reads their results. */
+      if (staged)
+        mlirOperationDestroy(func);
+    }
+    func = next;
+  }
+  return mlirLogicalResultSuccess();
+}
+
+/* func for the outlined stages and calls, shard for the annotations. */
+static MlirDialectHandle (*const placeToShardDialects[])(void) = {mlirGetDialectHandle__func__,
+                                                                   mlirGetDialectHandle__shard__};
+
+const MemoptPassInfo memoptPlaceToShardPass = {
+    .argument = "place-to-shard",
+    .summary = "Lower place.stage ops to per-stage functions on shard.grid meshes with "
+               "shard.shard annotations",
+    .anchor = "builtin.module",
+    .options = options,
+    .optionCount = sizeof options / sizeof *options,
+    .dependentDialects = placeToShardDialects,
+    .dependentDialectCount = sizeof placeToShardDialects / sizeof *placeToShardDialects,
+    .run = runPlaceToShard,
+};
