@@ -15,6 +15,12 @@ extern const MemoptPassInfo memoptMemoryEstimatePass;
 /// print-dimension-flow (PrintDimensionFlowPass.c).
 extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
+/// spm-pin-fuse (SpmPinFusePass.c).
+extern const MemoptPassInfo memoptSpmPinFusePass;
+
+/// print-layer-graph (PrintLayerGraphPass.c).
+extern const MemoptPassInfo memoptPrintLayerGraphPass;
+
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;
 

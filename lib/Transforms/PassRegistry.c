@@ -12,6 +12,8 @@ static const MemoptPassInfo *const passes[] = {
     &memoptMemoryEstimatePass,
     &memoptVerifyPass,
     &memoptPrintDimensionFlowPass,
+    &memoptSpmPinFusePass,
+    &memoptPrintLayerGraphPass,
 };
 
 extern const struct {
