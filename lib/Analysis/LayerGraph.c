@@ -93,19 +93,26 @@ static intptr_t producerOf(const MemoptLayerGraph *graph, MlirValue value) {
 }
 
 /* A function argument is a feature map when a convolution or pooling reads
- * it as its image (through a tensor.pad or not); its layout is theirs. */
-static Layout argumentLayout(MlirValue argument) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
+ * it as its image, directly or through pads and elementwise preprocessing
+ * (a few linalg.generic ops); its layout is theirs. */
+static Layout argumentLayout(MlirValue value, int depth) {
+  if (depth > 8)
+    return LayoutNone;
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation user = mlirOpOperandGetOwner(use);
-    if (memoptOperationIsA(user, "tensor.pad")) {
-      Layout layout = argumentLayout(mlirOperationGetResult(user, 0));
-      if (layout != LayoutNone)
-        return layout;
-      continue;
-    }
+    Layout layout = LayoutNone;
     if (isNamedWindowOp(user) && mlirOpOperandGetOperandNumber(use) == 0)
       return layoutOfNamedOp(user);
+    /* Preprocessing keeps the image's shape; a weight broadcast into it does not. */
+    bool preprocessing = memoptOperationIsA(user, "linalg.generic") &&
+                         mlirOperationGetNumResults(user) == 1 &&
+                         mlirTypeEqual(mlirValueGetType(value),
+                                       mlirValueGetType(mlirOperationGetResult(user, 0)));
+    if (memoptOperationIsA(user, "tensor.pad") || preprocessing)
+      layout = argumentLayout(mlirOperationGetResult(user, 0), depth + 1);
+    if (layout != LayoutNone)
+      return layout;
   }
   return LayoutNone;
 }
@@ -122,7 +129,7 @@ static bool isFeatureMap(const MemoptLayerGraph *graph, MlirValue value, intptr_
   }
   if (mlirValueIsABlockArgument(value) &&
       mlirBlockEqual(mlirBlockArgumentGetOwner(value), graph->body)) {
-    *layout = argumentLayout(value);
+    *layout = argumentLayout(value, 0);
     return *layout != LayoutNone;
   }
   return false;
@@ -185,6 +192,15 @@ static bool hasReductionIterator(MlirOperation op) {
   return false;
 }
 
+/* True when every feature-map input has as many rows as the output (a
+ * residual join rather than a broadcast of a per-channel vector). */
+static bool sameRows(const MemoptLayer *layer, size_t inputCount) {
+  for (size_t i = 0; i < inputCount; ++i)
+    if (layer->inputs[i].sourceRows != layer->rows)
+      return false;
+  return true;
+}
+
 static void appendLayer(MemoptLayerGraph *graph, MemoptLayer layer, Layout layout) {
   if (graph->count == graph->capacity) {
     graph->capacity = graph->capacity ? 2 * graph->capacity : 64;
@@ -234,6 +250,11 @@ static bool buildLayer(MemoptLayerGraph *graph, MlirOperation op, MemoptStringBu
     if (layout == LayoutNone)
       layout = operandLayout;
     MlirValue source = throughPad(operand);
+    bool repeated = false;
+    for (size_t j = 0; j < inputCount; ++j)
+      repeated = repeated || mlirValueEqual(inputs[j].value, source);
+    if (repeated)
+      continue;
     int64_t sourceRows = rowsOf(mlirValueGetType(source), operandLayout);
     inputs[inputCount++] = (MemoptLayerInput){
         producer,   source, MemoptRowSame, 1, 1, sourceRows,
@@ -289,7 +310,7 @@ static bool buildLayer(MemoptLayerGraph *graph, MlirOperation op, MemoptStringBu
   } else if (memoptOperationIsA(op, "linalg.generic")) {
     if (hasReductionIterator(op))
       layer.kind = MemoptLayerReduction;
-    else if (inputCount >= 2)
+    else if (inputCount >= 2 && bodyContains(op, "arith.addf") && sameRows(&layer, inputCount))
       layer.kind = MemoptLayerAdd;
     else if (bodyContains(op, "math.sqrt") || bodyContains(op, "math.rsqrt"))
       layer.kind = MemoptLayerNorm;
