@@ -9,7 +9,7 @@
 // CHECK: linalg.depthwise_conv_2d_nhwc_hwc
 // CHECK: %[[DWPIN:.*]] = "spm.pin"(%{{.*}}) {offset = {{[0-9]+}} : i64, size = 512 : i64}
 // CHECK: "spm.group"() ({
-// CHECK: linalg.conv_2d_nhwc_hwcf ins(%[[DWPIN]]
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[DWPIN]],
 // CHECK: "spm.pin"
 // CHECK: "spm.group"() ({
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[DWPIN]]
