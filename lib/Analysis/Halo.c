@@ -24,22 +24,25 @@ int64_t memoptLayerGraphHalo(const MemoptLayerGraph *graph, size_t first, size_t
   const MemoptLayer *lastLayer = memoptLayerGraphAt(graph, last);
   tileRows = tileRows < 1 ? 1 : minimum(tileRows, lastLayer->rows);
   int64_t tiles = (lastLayer->rows + tileRows - 1) / tileRows;
-  rows[last - first] = tileRows;
-  for (size_t l = last; l-- > first;) {
+  /* Every layer produces at least its share of rows per tile; consumers,
+   * which come later, then raise what their producers in the group compute. */
+  for (size_t l = first; l <= last; ++l) {
     const MemoptLayer *layer = memoptLayerGraphAt(graph, l);
-    /* Every layer produces at least its share of rows per tile, and the
-     * rows its consumers in the group read. */
-    int64_t needed = (layer->rows + tiles - 1) / tiles;
-    for (size_t c = l + 1; c <= last; ++c) {
-      const MemoptLayer *consumer = memoptLayerGraphAt(graph, c);
-      for (size_t i = 0; i < consumer->inputCount; ++i)
-        if (consumer->inputs[i].producer == (intptr_t)l) {
-          int64_t read = memoptLayerInputRows(&consumer->inputs[i], rows[c - first], layer->rows);
-          if (read > needed)
-            needed = read;
-        }
+    rows[l - first] = (layer->rows + tiles - 1) / tiles;
+  }
+  rows[last - first] = tileRows;
+  for (size_t c = last + 1; c-- > first;) {
+    const MemoptLayer *consumer = memoptLayerGraphAt(graph, c);
+    rows[c - first] = minimum(rows[c - first], consumer->rows);
+    for (size_t i = 0; i < consumer->inputCount; ++i) {
+      intptr_t producer = consumer->inputs[i].producer;
+      if (producer < (intptr_t)first)
+        continue;
+      int64_t read = memoptLayerInputRows(&consumer->inputs[i], rows[c - first],
+                                          consumer->inputs[i].sourceRows);
+      if (read > rows[producer - (intptr_t)first])
+        rows[producer - (intptr_t)first] = read;
     }
-    rows[l - first] = minimum(needed, layer->rows);
   }
   return tiles;
 }

@@ -78,7 +78,9 @@ static void groupCost(const MemoptLayerGraph *graph, size_t first, size_t last, 
                       MemoptGroupBuffers *list) {
   if (list)
     *list = (MemoptGroupBuffers){.count = 0};
-  int64_t *rows = malloc((last - first + 1) * sizeof *rows);
+  /* Groups are short (spm-pin-fuse allows at most 256 layers). */
+  int64_t stackRows[256];
+  int64_t *rows = last - first < 256 ? stackRows : malloc((last - first + 1) * sizeof *rows);
   if (!rows)
     abort();
   int64_t tiles = memoptLayerGraphHalo(graph, first, last, tileRows, rows);
@@ -177,7 +179,8 @@ static void groupCost(const MemoptLayerGraph *graph, size_t first, size_t last, 
       .footprintBytes = rest + weightBuffer,
       .pinnedBytes = pinnedBytes,
   };
-  free(rows);
+  if (rows != stackRows)
+    free(rows);
 }
 
 void memoptGroupCost(const MemoptLayerGraph *graph, size_t first, size_t last, int64_t tileRows,

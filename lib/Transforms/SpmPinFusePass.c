@@ -274,7 +274,7 @@ static const MemoptPassOptionInfo spmPinFuseOptions[] = {
      "bytes per element; 0 uses the IR's element types (overrides the target)", NULL, 0, 16},
     {"dma-setup", MemoptOptionInteger, "0",
      "cycles of fixed latency per DMA transfer (overrides the target)", NULL, 0, 1e9},
-    {"max-group", MemoptOptionInteger, "16", "most layers in one fused group", NULL, 1, 256},
+    {"max-group", MemoptOptionInteger, "8", "most layers in one fused group", NULL, 1, 256},
     {"ilp-time-limit", MemoptOptionFloat, "20", "seconds GLPK may take (strategy=ilp)", NULL,
      0.1, 3600},
     {"report", MemoptOptionString, "",
