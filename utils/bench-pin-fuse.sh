@@ -12,7 +12,8 @@
 # Environment: MODELS (default "mobilenet-v1 mobilenet-v2 efficientnet-b0
 # resnet50"), TARGETS (default "spm-512k spm-2m spm-8m"), OBJECTIVE (latency),
 # MAX_GROUP (most layers per fused group, for the DP and both baselines;
-# default 16: fusion alone needs long groups to be at its best).
+# default 16: fusion alone needs long groups to be at its best), ILP_MODELS
+# (memopt-zoo arguments joined by '|', one model per word), ILP_TIME_LIMIT (20 s).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -21,6 +22,8 @@ models="${MODELS:-mobilenet-v1 mobilenet-v2 efficientnet-b0 resnet50}"
 targets="${TARGETS:-spm-512k spm-2m spm-8m}"
 objective="${OBJECTIVE:-latency}"
 max_group="${MAX_GROUP:-16}"
+ilp_models="${ILP_MODELS:-mobilenet-v1|--blocks=3|--resolution=64 mobilenet-v2|--blocks=2|--resolution=64 efficientnet-b0|--blocks=1|--resolution=64 resnet50|--blocks=1|--resolution=64}"
+ilp_limit="${ILP_TIME_LIMIT:-20}"
 for tool in memopt-zoo memopt-opt; do
   [ -x "$bin/$tool" ] || { echo "bench-pin-fuse: build memopt first ($bin/$tool missing)" >&2; exit 1; }
 done
@@ -61,4 +64,25 @@ printf '\naverage over %d model x target rows: off-chip feature-map bytes -%.1f%
   "$rows" "$(echo "$sum_bytes / $rows" | bc -l)"
 printf 'modelled latency -%.1f%% (target >= 15%%) versus fuse-only\n' "$(echo "$sum_cycles / $rows" | bc -l)"
 printf 'slowest memopt-opt run with spm-pin-fuse: %.2f s (target < 1 s per model)\n' "$slowest"
-printf 'DP/ILP gap: not measured (strategy=ilp is not implemented yet)\n'
+
+# The DP's gap to the ILP optimum, on the models cut to their first blocks
+# (whole networks exceed GLPK's time limit).
+printf '\n%-34s %-9s %12s %12s %8s\n' "model (ILP-sized)" target "dp cyc" "ilp cyc" "gap %"
+worst=0
+for spec in $ilp_models; do
+  name="${spec//|/ }"
+  read -r -a zoo_args <<< "$name"
+  "$bin/memopt-zoo" "${zoo_args[@]}" -o "$work/ilp.mlir"
+  for target in $targets; do
+    if remark=$("$bin/memopt-opt" "$work/ilp.mlir" \
+        --spm-pin-fuse="target=$target objective=$objective max-group=$max_group strategy=ilp ilp-time-limit=$ilp_limit" \
+        -o /dev/null 2>&1 | grep 'dp reaches'); then
+      read -r dp ilp gap < <(echo "$remark" | sed -n 's/.*dp reaches \([0-9]*\) against the ilp optimum \([0-9]*\): gap \([-0-9.]*\)%.*/\1 \2 \3/p')
+      printf '%-34s %-9s %12d %12d %8.3f\n' "$name" "$target" "$dp" "$ilp" "$gap"
+      worst=$(echo "if ($gap > $worst) $gap else $worst" | bc -l)
+    else
+      printf '%-34s %-9s %12s %12s %8s\n' "$name" "$target" - - "no ILP optimum in ${ilp_limit}s"
+    fi
+  done
+done
+printf 'largest DP/ILP gap: %.3f%% (target <= 1%%)\n' "$worst"

@@ -53,6 +53,20 @@ bool spmPlanCreate(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
                    const SpmSearchOptions *options, SpmPlan *plan, intptr_t *failedLayer,
                    MemoptStringBuffer *error);
 
+/// The most outputs a group may have (the result slots of spm.group).
+enum { SPM_MAX_GROUP_OUTPUTS = 8 };
+
+/// Returns the number of layers of `first`..`last` read after `last`.
+size_t spmGroupOutputCount(const MemoptLayerGraph *graph, size_t first, size_t last);
+
+/// Fills `tiles` with the tile sizes tried for a layer of `rows` rows (the
+/// whole, halves, quarters, ... down to one row); returns how many (< 64).
+size_t spmTileCandidates(int64_t rows, int64_t *tiles);
+
+/// Costs every group of `plan` (its groups and pins set) and sums the totals.
+void spmPlanCostGroups(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
+                       SpmPlan *plan);
+
 /// Frees the arrays of a plan.
 void spmPlanDestroy(SpmPlan *plan);
 

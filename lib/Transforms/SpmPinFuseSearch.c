@@ -14,7 +14,7 @@
 
 /* The most pinnable feature maps tracked across one boundary, and the most
  * outputs of one group whose pinning is decided (the rest stay off-chip). */
-enum { MAX_LIVE = 8, MAX_PIN_CHOICES = 4, MAX_GROUP_OUTPUTS = 8, MAX_PACKING_RETRIES = 40 };
+enum { MAX_LIVE = 8, MAX_PIN_CHOICES = 4, MAX_PACKING_RETRIES = 40 };
 
 typedef struct Live {
   size_t count;
@@ -66,7 +66,7 @@ static Live *liveAcrossBoundaries(const MemoptLayerGraph *graph, const MemoptSpm
   return live;
 }
 
-static size_t outputCount(const MemoptLayerGraph *graph, size_t first, size_t last) {
+size_t spmGroupOutputCount(const MemoptLayerGraph *graph, size_t first, size_t last) {
   size_t outputs = 0;
   for (size_t l = first; l <= last; ++l)
     if (memoptLayerGraphAt(graph, l)->lastUse > (intptr_t)last)
@@ -75,7 +75,7 @@ static size_t outputCount(const MemoptLayerGraph *graph, size_t first, size_t la
 }
 
 /* The tile sizes tried for a layer of `rows` rows: halving from the whole. */
-static size_t tileCandidates(int64_t rows, int64_t *tiles) {
+size_t spmTileCandidates(int64_t rows, int64_t *tiles) {
   size_t count = 0;
   for (int64_t parts = 1;; parts *= 2) {
     int64_t size = (rows + parts - 1) / parts;
@@ -124,6 +124,12 @@ static void reconstruct(const MemoptLayerGraph *graph, const MemoptSpmTarget *ta
     plan->groups[i] = plan->groups[plan->groupCount - 1 - i];
     plan->groups[plan->groupCount - 1 - i] = swap;
   }
+  spmPlanCostGroups(graph, target, plan);
+}
+
+void spmPlanCostGroups(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
+                       SpmPlan *plan) {
+  plan->offchipBytes = plan->cycles = plan->macs = plan->weightBytes = 0;
   for (size_t g = 0; g < plan->groupCount; ++g) {
     SpmGroup *group = &plan->groups[g];
     memoptGroupCost(graph, group->first, group->last, group->tileRows, plan->pinned, target,
@@ -164,14 +170,14 @@ static bool runDP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarg
         const MemoptLayer *lastLayer = memoptLayerGraphAt(graph, e);
         if (pinnedBefore > capacity)
           break;
-        if (outputCount(graph, b, e) > MAX_GROUP_OUTPUTS)
+        if (spmGroupOutputCount(graph, b, e) > SPM_MAX_GROUP_OUTPUTS)
           continue;
         /* The group's outputs that could stay pinned past it. */
         size_t choices[MAX_PIN_CHOICES], choiceCount = 0;
         for (size_t j = 0; j < live[e + 1].count && choiceCount < MAX_PIN_CHOICES; ++j)
           if (live[e + 1].layers[j] >= b)
             choices[choiceCount++] = live[e + 1].layers[j];
-        size_t tileCount = tileCandidates(lastLayer->rows, tiles);
+        size_t tileCount = spmTileCandidates(lastLayer->rows, tiles);
         for (size_t t = 0; t < tileCount; ++t)
           for (unsigned subset = 0; subset < (1u << choiceCount); ++subset) {
             for (size_t c = 0; c < choiceCount; ++c)
@@ -240,7 +246,9 @@ bool spmPlanCreate(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
   }
   uint64_t capacity = target->spmBytes;
   for (int retry = 0; retry <= MAX_PACKING_RETRIES; ++retry) {
-    bool solved = runDP(graph, target, options, capacity, plan);
+    bool solved = options->strategy == SpmStrategyILP
+                      ? spmSolveILP(graph, target, options, capacity, plan, error)
+                      : runDP(graph, target, options, capacity, plan);
     if (!solved) {
       if (!error->length)
         memoptStringBufferAppendFormat(error, "no plan fits in %llu bytes",
