@@ -168,15 +168,15 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   const SpmPlan *baselines[3] = {NULL, NULL, NULL};
   static const SpmStrategy baselineStrategies[3] = {SpmStrategyFuseOnly, SpmStrategyPinOnly,
                                                     SpmStrategyDP};
-  bool wantBaselines = *memoptPassOptionsGetString(options, "report") ||
-                       search.strategy == SpmStrategyILP;
+  /* The report compares all three; ilp needs the DP for its gap. */
+  bool reporting = *memoptPassOptionsGetString(options, "report");
   for (int i = 0; i < 3; ++i) {
     if (baselineStrategies[i] == search.strategy) {
       baselines[i] = &plan;
       continue;
     }
-    if (!wantBaselines || (search.strategy == SpmStrategyILP && i != 2 &&
-                           !*memoptPassOptionsGetString(options, "report")))
+    bool dpForGap = search.strategy == SpmStrategyILP && baselineStrategies[i] == SpmStrategyDP;
+    if (!reporting && !dpForGap)
       continue;
     SpmSearchOptions other = search;
     other.strategy = baselineStrategies[i];
