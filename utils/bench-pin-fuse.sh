@@ -74,14 +74,16 @@ for spec in $ilp_models; do
   read -r -a zoo_args <<< "$name"
   "$bin/memopt-zoo" "${zoo_args[@]}" -o "$work/ilp.mlir"
   for target in $targets; do
-    if remark=$("$bin/memopt-opt" "$work/ilp.mlir" \
-        --spm-pin-fuse="target=$target objective=$objective max-group=$max_group strategy=ilp ilp-time-limit=$ilp_limit" \
-        -o /dev/null 2>&1 | grep 'dp reaches'); then
+    output=$("$bin/memopt-opt" "$work/ilp.mlir" \
+      --spm-pin-fuse="target=$target objective=$objective max-group=$max_group strategy=ilp ilp-time-limit=$ilp_limit" \
+      -o /dev/null 2>&1 || true)
+    if remark=$(echo "$output" | grep 'dp reaches'); then
       read -r dp ilp gap < <(echo "$remark" | sed -n 's/.*dp reaches \([0-9]*\) against the ilp optimum \([0-9]*\): gap \([-0-9.]*\)%.*/\1 \2 \3/p')
       printf '%-34s %-9s %12d %12d %8.3f\n' "$name" "$target" "$dp" "$ilp" "$gap"
       worst=$(echo "if ($gap > $worst) $gap else $worst" | bc -l)
     else
-      printf '%-34s %-9s %12s %12s %8s\n' "$name" "$target" - - "no ILP optimum in ${ilp_limit}s"
+      printf '%-34s %-9s %12s %12s   %s\n' "$name" "$target" - - \
+        "$(echo "$output" | sed -n 's/.*error: spm-pin-fuse: //p' | head -1)"
     fi
   done
 done
