@@ -18,6 +18,9 @@ extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 /// spm-pin-fuse (SpmPinFusePass.c).
 extern const MemoptPassInfo memoptSpmPinFusePass;
 
+/// spm-fold-norm-scale (SpmFoldNormScalePass.c).
+extern const MemoptPassInfo memoptSpmFoldNormScalePass;
+
 /// print-layer-graph (PrintLayerGraphPass.c).
 extern const MemoptPassInfo memoptPrintLayerGraphPass;
 

@@ -14,6 +14,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintDimensionFlowPass,
     &memoptSpmPinFusePass,
     &memoptPrintLayerGraphPass,
+    &memoptSpmFoldNormScalePass,
 };
 
 extern const struct {
