@@ -167,6 +167,8 @@ static MlirLogicalResult runFoldNormScale(MlirOperation func, const MemoptPassOp
                                     mlirStringRefCreateFromCString("linalg.generic"), 1, context,
                                     callbacks, NULL, 0, NULL));
   MlirFrozenRewritePatternSet frozen = mlirFreezeRewritePattern(set);
+  /* Freezing moves the patterns out but leaves the emptied set to us. */
+  mlirRewritePatternSetDestroy(set);
   mlirWalkAndApplyPatterns(func, frozen);
   mlirFrozenRewritePatternSetDestroy(frozen);
   return mlirLogicalResultSuccess();
