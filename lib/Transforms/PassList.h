@@ -20,6 +20,14 @@ extern const MemoptPassInfo memoptPrintShapeSymbolsPass;
 
 /// memory-schedule (MemorySchedulePass.c).
 extern const MemoptPassInfo memoptMemorySchedulePass;
+/// spm-pin-fuse (SpmPinFusePass.c).
+extern const MemoptPassInfo memoptSpmPinFusePass;
+
+/// spm-fold-norm-scale (SpmFoldNormScalePass.c).
+extern const MemoptPassInfo memoptSpmFoldNormScalePass;
+
+/// print-layer-graph (PrintLayerGraphPass.c).
+extern const MemoptPassInfo memoptPrintLayerGraphPass;
 
 /// memopt-verify (VerifyPass.c).
 extern const MemoptPassInfo memoptVerifyPass;

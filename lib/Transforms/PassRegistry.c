@@ -17,6 +17,9 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPlaceCostsPass,
     &memoptPlaceSearchPass,
     &memoptPlaceToShardPass,
+    &memoptSpmPinFusePass,
+    &memoptPrintLayerGraphPass,
+    &memoptSpmFoldNormScalePass,
 };
 
 extern const struct {
