@@ -53,7 +53,7 @@ static void appendIterators(MemoptStringBuffer *out, int rank, int reducedDim) {
 /* The printed name of a value: `%argN` for arguments (and results of dropped
  * nodes), `%vN` for node results. */
 typedef struct Names {
-  int *argumentNumber; /* per value: its argument position, or -1 */
+  int *argumentNumber; /* per value: its argument position; -1: a node result; -2: left out */
 } Names;
 
 static bool isArgument(const FuzzProgram *program, const bool *dropped, int value) {
@@ -346,13 +346,18 @@ void fuzzProgramPrint(const FuzzProgram *program, const bool *dropped, MemoptStr
   bool *used = calloc(valueCount ? valueCount : 1, sizeof(bool));
   if (!names.argumentNumber || !used)
     abort();
-  int arguments = 0;
-  for (size_t v = 0; v < valueCount; ++v)
-    names.argumentNumber[v] = isArgument(program, dropped, (int)v) ? arguments++ : -1;
   for (size_t n = 0; n < program->nodeCount; ++n)
     for (int k = 0; k < FUZZ_MAX_OPERANDS && !(dropped && dropped[n]); ++k)
       if (program->nodes[n].operands[k] >= 0)
         used[program->nodes[n].operands[k]] = true;
+  /* Arguments are numbered in order; once nodes are dropped, those nothing
+   * reads any more are left out (-2), except the first, which `%dyn` reads. */
+  int arguments = 0;
+  for (size_t v = 0; v < valueCount; ++v) {
+    bool absent = dropped && !used[v] && v != 0;
+    names.argumentNumber[v] =
+        !isArgument(program, dropped, (int)v) ? -1 : absent ? -2 : arguments++;
+  }
 
   memoptStringBufferAppendFormat(out, "// memopt-fuzz seed=%llu nodes=%zu dynamic=%d dim=%lld",
                                  (unsigned long long)program->seed, program->nodeCount,
@@ -378,7 +383,7 @@ void fuzzProgramPrint(const FuzzProgram *program, const bool *dropped, MemoptStr
   MemoptStringBuffer results = memoptStringBufferCreate();
   MemoptStringBuffer resultTypes = memoptStringBufferCreate();
   for (size_t v = 0; v < valueCount; ++v) {
-    if (names.argumentNumber[v] >= 0 || used[v])
+    if (isArgument(program, dropped, (int)v) || used[v])
       continue;
     memoptStringBufferAppendCString(&results, results.length ? ", " : "");
     appendName(&results, &names, (int)v);
