@@ -10,6 +10,7 @@
 #
 #   utils/difftest.sh [--seed=S] [--count=N] [--dynamic=mixed|none|all] [--max-dim=N]
 #                     [--pipelines=NAME,...] [--out=DIR] [--bin=DIR] [--no-reduce] [--quiet]
+#                     [--known=FILE] [--program=FILE] [--extra-pipeline=LINE]
 #
 # Prints one line per failure and a summary; exits 1 when anything failed.
 set -uo pipefail
@@ -38,9 +39,14 @@ dynamic=mixed
 max_dim=24
 only=""
 out=""
+# The tools: next to the memopt-opt on PATH (as in lit), else build/bin.
 bin="$root/build/bin"
+if command -v memopt-opt > /dev/null; then bin="$(dirname "$(command -v memopt-opt)")"; fi
+program_file=""
+extra_pipelines=()
 reduce=1
 quiet=0
+known=""
 usage() {
   sed -n '/^#   utils/,/^#  *\[--pipelines/p' "$0" | sed 's/^# *//' >&2
   exit 2
@@ -56,6 +62,9 @@ for arg in "$@"; do
     --bin=*) bin="${arg#*=}" ;;
     --no-reduce) reduce=0 ;;
     --quiet) quiet=1 ;;
+    --known=*) known="${arg#*=}" ;;
+    --program=*) program_file="${arg#*=}" ;;
+    --extra-pipeline=*) extra_pipelines+=("${arg#*=}") ;;
     *) echo "difftest: error: unknown argument '$arg'" >&2; usage ;;
   esac
 done
@@ -75,7 +84,20 @@ for line in "${pipelines_table[@]}"; do
   name="${line%%|*}"
   if [ -z "$only" ] || [[ ",$only," == *",$name,"* ]]; then selected+=("$line"); fi
 done
+# Pipelines given on the command line (a test's) always run.
+selected+=("${extra_pipelines[@]}")
 [ "${#selected[@]}" -gt 0 ] || { echo "difftest: error: no pipeline named in '$only'" >&2; exit 2; }
+# header_field FILE FIELD: the number after "FIELD=" in the `// memopt-fuzz` line.
+header_field() {
+  sed -n "/^\/\/ memopt-fuzz /{s/.* $2=\\([0-9]*\\).*/\\1/p;q;}" "$1"
+}
+
+# One given program (a saved reproducer, say): checked as it is, not reduced.
+if [ -n "$program_file" ]; then
+  [ -r "$program_file" ] || { echo "difftest: error: cannot read $program_file" >&2; exit 2; }
+  count=1; reduce=0
+  seed="$(header_field "$program_file" seed)"; seed="${seed:-0}"
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/memopt-difftest-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -140,7 +162,7 @@ check() {
   fi
   local dim_arg=()
   local dim
-  dim="$(sed -n '1s/.* dynamic=1 dim=\([0-9]*\).*/\1/p' "$program")"
+  dim="$(header_field "$program" "dynamic=1 dim")"
   if [ -n "$dim" ]; then dim_arg=(--dim="$dim"); fi
   # The original runs once per program text (cached); a candidate of a
   # bit-exact pipeline runs alone and its `output` lines (type, shape, hash,
@@ -196,7 +218,7 @@ reduce_case() {
   local seed="$1" line="$2" wanted="$3" nodes i candidate
   local args
   args="$(fuzz_args "$seed")"
-  nodes="$(sed -n '1s/.* nodes=\([0-9]*\).*/\1/p' "$work/program.mlir")"
+  nodes="$(header_field "$work/program.mlir" nodes)"
   drops=""
   cp "$work/program.mlir" "$work/reduced.mlir"
   for ((i = nodes - 1; i >= 0; i--)); do
@@ -212,13 +234,16 @@ reduce_case() {
 
 declare -A counts=()
 for key in crash error verify wrong regression changed harness pass; do counts[$key]=0; done
+known_failures=0; known_seen=""
 programs=0; passes_run=0; identical=0; tolerated=0; unchanged=0; failures=0
 mode_note="static"
 [ "$dynamic" = all ] && mode_note="dynamic"
 [ "$dynamic" = mixed ] && mode_note="seeds = 3 mod 4 dynamic"
 for ((s = seed; s < seed + count; s++)); do
   args="$(fuzz_args "$s")"
-  if ! "$bin/memopt-fuzz" $args -o "$work/program.mlir"; then
+  if [ -n "$program_file" ]; then
+    cp "$program_file" "$work/program.mlir" || exit 2
+  elif ! "$bin/memopt-fuzz" $args -o "$work/program.mlir"; then
     echo "difftest: error: memopt-fuzz $args failed" >&2; exit 2
   fi
   programs=$((programs + 1))
@@ -226,13 +251,21 @@ for ((s = seed; s < seed + count; s++)); do
     name="${line%%|*}"
     check "$work/program.mlir" "$line"
     passes_run=$((passes_run + 1))
-    counts[$verdict]=$((counts[$verdict] + 1))
     case "$agreement" in
       bit-identical) identical=$((identical + 1)) ;;
       "within tolerance") tolerated=$((tolerated + 1)) ;;
       unchanged) unchanged=$((unchanged + 1)) ;;
     esac
-    [ "$verdict" = pass ] && continue
+    if [ "$verdict" = pass ]; then counts[pass]=$((counts[pass] + 1)); continue; fi
+    # A failure the --known list expects (a bug already reported) is counted
+    # apart; the list says where its regression test is.
+    if [ -n "$known" ] && grep -qE "^$s $name $verdict( |\$)" "$known"; then
+      known_seen="$known_seen $s:$name"
+      known_failures=$((known_failures + 1))
+      [ $quiet -eq 1 ] || echo "known: seed=$s pipeline=$name: $verdict: $detail"
+      continue
+    fi
+    counts[$verdict]=$((counts[$verdict] + 1))
     failures=$((failures + 1))
     first_detail="$detail"
     mkdir -p "$out"
@@ -251,7 +284,11 @@ for ((s = seed; s < seed + count; s++)); do
       cat "$work/reduced.mlir"
     } > "$saved"
     echo "FAIL seed=$s pipeline=$name: $verdict: $first_detail"
-    echo "     replay: utils/difftest.sh --seed=$s --count=1 --dynamic=$(is_dynamic "$s" && echo all || echo none) --max-dim=$max_dim --pipelines=$name"
+    if [ -n "$program_file" ]; then
+      echo "     replay: utils/difftest.sh --program=$program_file --pipelines=$name"
+    else
+      echo "     replay: utils/difftest.sh --seed=$s --count=1 --dynamic=$(is_dynamic "$s" && echo all || echo none) --max-dim=$max_dim --pipelines=$name"
+    fi
     echo "     reproducer: $saved${drops:+ (nodes $drops dropped)}"
   done
   if [ $quiet -eq 0 ] && [ $((programs % 25)) -eq 0 ]; then
@@ -265,6 +302,19 @@ echo "difftest: programs $programs (seeds $seed..$((seed + count - 1)), $mode_no
 echo "difftest: pipelines $names"
 echo "difftest: passes run $passes_run, crashes ${counts[crash]}, pass errors ${counts[error]}, verifier failures ${counts[verify]}, wrong results ${counts[wrong]}, memory regressions ${counts[regression]}, analyses that changed the IR ${counts[changed]}, originals that do not run ${counts[harness]}"
 echo "difftest: runs compared: bit-identical $identical, within tolerance $tolerated; left unchanged (not run) $unchanged"
+# A known failure that did not happen is fixed: the list must say so.
+if [ -n "$known" ]; then
+  while read -r known_seed known_name known_verdict _; do
+    [[ "$known_seed" =~ ^[0-9]+$ ]] || continue
+    [ "$known_seed" -ge "$seed" ] && [ "$known_seed" -lt $((seed + count)) ] || continue
+    [[ ",$names," == *",$known_name,"* ]] || continue
+    if [[ " $known_seen " != *" $known_seed:$known_name "* ]]; then
+      echo "FIXED seed=$known_seed pipeline=$known_name no longer fails ($known_verdict): remove it from $known"
+      failures=$((failures + 1))
+    fi
+  done < "$known"
+  echo "difftest: known failures $known_failures (listed in $known)"
+fi
 if [ $failures -gt 0 ]; then
   echo "difftest: $failures failures; reproducers in $out"
   exit 1
