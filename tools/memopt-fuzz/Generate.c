@@ -261,12 +261,12 @@ static bool tryAddNode(Rng *rng, FuzzProgram *program, FuzzNodeKind kind, int ma
     node.operands[0] = a;
     node.dim = start;
     result.rank = input.rank - 1;
-    for (int d = 0, r = 0; d < input.rank; ++d, ++r) {
+    for (int r = 0; r < result.rank; ++r) {
+      int d = r <= start ? r : r + 1;
       result.dims[r] = input.dims[d];
       result.dynamic[r] = input.dynamic[d];
-      if (d == start)
-        result.dims[r] *= input.dims[++d];
     }
+    result.dims[start] = input.dims[start] * input.dims[start + 1];
     break;
   }
   case FUZZ_EXPAND: {
@@ -283,15 +283,14 @@ static bool tryAddNode(Rng *rng, FuzzProgram *program, FuzzNodeKind kind, int ma
     node.dim = split;
     node.factor = factor;
     result.rank = input.rank + 1;
-    for (int d = 0, r = 0; d < input.rank; ++d, ++r) {
+    for (int r = 0; r < result.rank; ++r) {
+      int d = r <= split ? r : r - 1;
       result.dims[r] = input.dims[d];
       result.dynamic[r] = input.dynamic[d];
-      if (d == split) {
-        result.dims[r] = input.dims[d] / factor;
-        result.dims[++r] = factor;
-        result.dynamic[r] = false;
-      }
     }
+    result.dims[split] = input.dims[split] / factor;
+    result.dims[split + 1] = factor;
+    result.dynamic[split + 1] = false;
     break;
   }
   case FUZZ_SOFTMAX: {
