@@ -48,7 +48,7 @@ reduce=1
 quiet=0
 known=""
 usage() {
-  sed -n '/^#   utils/,/^#  *\[--pipelines/p' "$0" | sed 's/^# *//' >&2
+  sed -n '/^#   utils/,/^#  *\[--known/p' "$0" | sed 's/^# *//' >&2
   exit 2
 }
 for arg in "$@"; do
