@@ -1,0 +1,30 @@
+// Found by utils/difftest.sh (memopt-fuzz --seed=29 --max-dim=24, pipeline
+// autochunk-to-scf), reduced by dropping nodes (--drop=8,7,6,5,4,3,2).
+// autochunk chunks two elementwise ops on 8x1 rows (estimated 64 -> 40
+// bytes), but each chunk's 4-byte buffer is a 64-byte allocation once
+// bufferized (the estimator's allocated bytes, and memopt-run, count that):
+// the measured peak rises from 128 to 192 bytes, and no remark says why.
+// Expected: the measured peak does not rise (the difftest check passes).
+// XFAIL: *
+// RUN: difftest.sh --program=%s --pipelines=autochunk-to-scf --out=%t
+// memopt-fuzz seed=29 nodes=9 dynamic=0 dim=7 drop=2,3,4,5,6,7,8
+func.func @main(%arg0: tensor<2x10x1xf32>, %arg1: tensor<8x1xf32>) -> (tensor<8x1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %lowest = arith.constant -3.40282347e+38 : f32
+  %v2_empty = tensor.empty() : tensor<8x1xf32>
+  %v2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%arg1 : tensor<8x1xf32>) outs(%v2_empty : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %half : f32
+    linalg.yield %r : f32
+  } -> tensor<8x1xf32>
+  %v3_empty = tensor.empty() : tensor<8x1xf32>
+  %v3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%v2 : tensor<8x1xf32>) outs(%v3_empty : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x1xf32>
+  return %v3 : tensor<8x1xf32>
+}
