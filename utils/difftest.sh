@@ -31,6 +31,10 @@ pipelines_table=(
   "autochunk-default-to-scf|builtin.module(autochunk,func.func(chunk-to-scf))|run|0|-"
   "memory-estimate|builtin.module(memory-estimate)|analysis|-|-"
   "print-dimension-flow|builtin.module(print-dimension-flow)|analysis|-|-"
+  "memory-schedule|builtin.module(func.func(memory-schedule))|run|0|-"
+  "memory-schedule-then-autochunk|builtin.module(func.func(memory-schedule),autochunk{budget-ratio=0.5 allow-partial=true},func.func(chunk-to-scf))|run|0|-"
+  "print-shape-symbols|builtin.module(print-shape-symbols)|analysis|-|-"
+  "print-layer-graph|builtin.module(print-layer-graph)|analysis|-|-"
 )
 
 seed=1

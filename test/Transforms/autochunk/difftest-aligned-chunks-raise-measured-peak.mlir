@@ -1,12 +1,14 @@
 // Found by utils/difftest.sh (memopt-fuzz --seed=29 --max-dim=24, pipeline
 // autochunk-to-scf), reduced by dropping nodes (--drop=8,7,6,5,4,3,2).
-// autochunk chunks two elementwise ops on 8x1 rows (estimated 64 -> 40
-// bytes), but each chunk's 4-byte buffer is a 64-byte allocation once
-// bufferized (the estimator's allocated bytes, and memopt-run, count that):
-// the measured peak rises from 128 to 192 bytes, and no remark says why.
-// Expected: the measured peak does not rise (the difftest check passes).
-// XFAIL: *
+// Chunking the two elementwise ops on 8x1 rows lowers the payload estimate
+// (64 -> 40 bytes), but each chunk's 4-byte buffer is a 64-byte allocation
+// once bufferized: the measured peak would rise from 128 to 192 bytes. A
+// stage must not raise the allocated peak, so autochunk leaves the function
+// alone and the difftest check passes.
+// RUN: memopt-opt %s --autochunk="budget-ratio=0.5 allow-partial=true min-inner-chunk=1" 2>&1 | FileCheck %s
 // RUN: difftest.sh --program=%s --pipelines=autochunk-to-scf --out=%t
+// CHECK: remark: autochunk: the budget of 32 bytes is out of reach: the best is 64 bytes (from 64) after 0 stages
+// CHECK-NOT: chunk.region
 // memopt-fuzz seed=29 nodes=9 dynamic=0 dim=7 drop=2,3,4,5,6,7,8
 func.func @main(%arg0: tensor<2x10x1xf32>, %arg1: tensor<8x1xf32>) -> (tensor<8x1xf32>) {
   %zero = arith.constant 0.0 : f32
