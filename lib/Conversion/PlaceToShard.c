@@ -40,42 +40,12 @@ static int64_t integerAttribute(MlirOperation op, const char *name) {
   return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
 }
 
-static bool isInside(MlirOperation op, MlirOperation ancestor) {
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
-    if (mlirOperationEqual(op, ancestor))
-      return true;
-  return false;
-}
-
 static bool definedInside(MlirValue value, MlirOperation ancestor) {
   MlirOperation owner = mlirValueIsAOpResult(value)
                             ? mlirOpResultGetOwner(value)
                             : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-  return isInside(owner, ancestor) &&
+  return memoptOperationIsInside(owner, ancestor) &&
          !(mlirValueIsABlockArgument(value) && mlirOperationEqual(owner, ancestor));
-}
-
-/* Redirects the uses of `from` inside `scope` to `to`. */
-static void replaceUsesInside(MlirValue from, MlirValue to, MlirOperation scope) {
-  intptr_t count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    ++count;
-  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
-  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
-  if (!owners || !numbers)
-    abort();
-  count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use), ++count) {
-    owners[count] = mlirOpOperandGetOwner(use);
-    numbers[count] = mlirOpOperandGetOperandNumber(use);
-  }
-  for (intptr_t i = 0; i < count; ++i)
-    if (isInside(owners[i], scope))
-      mlirOperationSetOperand(owners[i], numbers[i], to);
-  free(numbers);
-  free(owners);
 }
 
 /* Values used inside `stage` and defined outside it, in first-use order. */
@@ -163,7 +133,7 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
   MlirValue annotated = mlirOperationGetResult(shard, 0);
   for (MlirOperation op = mlirOperationGetNextInBlock(shard); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    replaceUsesInside(argument, annotated, op);
+    memoptValueReplaceUsesByScope(argument, annotated, op, true);
 }
 
 /* Outlines one stage into a function after `*after` (then the new function). */
@@ -251,11 +221,11 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
   mlirOperationStateAddOperands(&returnState, results, yielded);
   mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&returnState));
   for (intptr_t k = 0; k < arguments; ++k)
-    replaceUsesInside(captures.values[k], mlirBlockGetArgument(body, k), outlined);
+    memoptValueReplaceUsesByScope(captures.values[k], mlirBlockGetArgument(body, k), outlined, true);
   for (intptr_t k = arguments; k < captures.count; ++k) {
       MlirOperation clone = mlirOperationClone(mlirOpResultGetOwner(captures.values[k]));
       mlirBlockInsertOwnedOperationBefore(body, mlirBlockGetFirstOperation(body), clone);
-      replaceUsesInside(captures.values[k], mlirOperationGetResult(clone, 0), outlined);
+      memoptValueReplaceUsesByScope(captures.values[k], mlirOperationGetResult(clone, 0), outlined, true);
     }
   /* Annotations on the tensor arguments. */
   for (intptr_t k = 0; k < arguments; ++k) {

@@ -50,6 +50,14 @@ void memoptListDialects(MemoptStringBuffer *out);
 /// Returns true when `op` is named `name` ("chunk.region", "linalg.matmul", ...).
 bool memoptOperationIsA(MlirOperation op, const char *name);
 
+/// Returns true when `op` is `ancestor` or nested in it.
+bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
+
+/// Redirects to `to` the uses of `from` whose user is nested in `scope` (when
+/// `inside`) or is not (when not `inside`).
+void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
+                                   bool inside);
+
 /// Creates a context with every upstream dialect and the memopt dialects
 /// registered and loaded; returns a null context when loading fails.
 /// The caller destroys it with mlirContextDestroy.

@@ -60,44 +60,6 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
   return true;
 }
 
-/* True when `op` is `ancestor` or nested in it. */
-static bool isInside(MlirOperation op, MlirOperation ancestor) {
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
-    if (mlirOperationEqual(op, ancestor))
-      return true;
-  return false;
-}
-
-/* Redirects the uses of `from` outside `region` to `to`. */
-static void replaceUsesOutside(MlirValue from, MlirValue to, MlirOperation region) {
-  /* Collect first: rewriting a use unlinks it from the list being walked. */
-  intptr_t count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    ++count;
-  MlirOpOperand *uses = malloc((size_t)(count ? count : 1) * sizeof *uses);
-  if (!uses)
-    abort();
-  count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    uses[count++] = use;
-  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
-  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
-  if (!owners || !numbers)
-    abort();
-  for (intptr_t i = 0; i < count; ++i) {
-    owners[i] = mlirOpOperandGetOwner(uses[i]);
-    numbers[i] = mlirOpOperandGetOperandNumber(uses[i]);
-  }
-  for (intptr_t i = 0; i < count; ++i)
-    if (!isInside(owners[i], region))
-      mlirOperationSetOperand(owners[i], numbers[i], to);
-  free(numbers);
-  free(owners);
-  free(uses);
-}
-
 static MlirAttribute i64Array(MlirContext context, const int64_t *values, intptr_t count) {
   return mlirDenseI64ArrayGet(context, count, values);
 }
@@ -272,7 +234,7 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
   for (intptr_t i = 0; i < outputCount; ++i) {
     int64_t dim;
     outputs[i] = memoptChunkPlanOutput(plan, i, &dim);
-    replaceUsesOutside(outputs[i], mlirOperationGetResult(region, i), region);
+    memoptValueReplaceUsesByScope(outputs[i], mlirOperationGetResult(region, i), region, false);
   }
   MlirOperationState yield = mlirOperationStateGet(
       mlirStringRefCreateFromCString(MEMOPT_REGION_TERMINATOR), location);

@@ -310,14 +310,6 @@ static void createCluster(MlirOperation module, const Cluster *cluster, const ch
   mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&state));
 }
 
-/* True when `op` is `ancestor` or nested in it. */
-static bool isInside(MlirOperation op, MlirOperation ancestor) {
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
-    if (mlirOperationEqual(op, ancestor))
-      return true;
-  return false;
-}
-
 /* Constants stay outside the stages: any stage may use them (weights
  * folded into constants are defined once, before the layers, in some models). */
 static bool isConstant(MlirOperation op) { return memoptOperationIsA(op, "arith.constant"); }
@@ -334,7 +326,7 @@ static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue
         MlirOperation user = mlirOpOperandGetOwner(use);
         outside = true;
         for (size_t j = first; j < end && outside; ++j)
-          outside = !isInside(user, ops[j]);
+          outside = !memoptOperationIsInside(user, ops[j]);
       }
       if (!outside)
         continue;
@@ -343,29 +335,6 @@ static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue
       values[count++] = value;
     }
   return count;
-}
-
-static void replaceUsesOutside(MlirValue from, MlirValue to, MlirOperation region) {
-  intptr_t count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    ++count;
-  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
-  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
-  if (!owners || !numbers)
-    abort();
-  count = 0;
-  /* Collect first: rewriting a use unlinks it from the list being walked. */
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use), ++count) {
-    owners[count] = mlirOpOperandGetOwner(use);
-    numbers[count] = mlirOpOperandGetOperandNumber(use);
-  }
-  for (intptr_t i = 0; i < count; ++i)
-    if (!isInside(owners[i], region))
-      mlirOperationSetOperand(owners[i], numbers[i], to);
-  free(numbers);
-  free(owners);
 }
 
 /* Creates place.stage `index` before `before` (or at the end of the
@@ -415,7 +384,7 @@ static void createStage(MlirOperation func, const char *clusterName, const Memop
     if (!isConstant(ops[i]))
       mlirOperationMoveBefore(ops[i], yieldOp);
   for (intptr_t i = 0; i < results; ++i)
-    replaceUsesOutside(values[i], mlirOperationGetResult(stageOp, i), stageOp);
+    memoptValueReplaceUsesByScope(values[i], mlirOperationGetResult(stageOp, i), stageOp, false);
 }
 
 /* Wraps each stage's ops into its place.stage when the function holds every

@@ -22,13 +22,6 @@ static bool inGroup(const MemoptLayerGraph *graph, const SpmGroup *group, MlirOp
   return owner >= (intptr_t)group->first && owner <= (intptr_t)group->last;
 }
 
-static bool isInside(MlirOperation op, MlirOperation ancestor) {
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
-    if (mlirOperationEqual(op, ancestor))
-      return true;
-  return false;
-}
-
 /* Collects the values the group's ops define and ops outside it use. */
 static size_t groupOutputs(const MemoptLayerGraph *graph, const SpmGroup *group, MlirBlock body,
                            MlirValue *outputs, size_t capacity) {
@@ -52,25 +45,6 @@ static size_t groupOutputs(const MemoptLayerGraph *graph, const SpmGroup *group,
     }
   }
   return count;
-}
-
-static void replaceUsesOutside(MlirValue from, MlirValue to, MlirOperation region) {
-  intptr_t count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    ++count;
-  MlirOpOperand *uses = malloc((size_t)(count ? count : 1) * sizeof *uses);
-  if (!uses)
-    abort();
-  count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    if (!isInside(mlirOpOperandGetOwner(use), region))
-      uses[count++] = use;
-  for (intptr_t i = 0; i < count; ++i)
-    mlirOperationSetOperand(mlirOpOperandGetOwner(uses[i]), mlirOpOperandGetOperandNumber(uses[i]),
-                            to);
-  free(uses);
 }
 
 static bool definedBy(MlirValue value, MlirOperation op) {
@@ -147,7 +121,7 @@ static bool buildGroup(const MemoptLayerGraph *graph, const SpmPlan *plan, const
     op = next;
   }
   for (size_t i = 0; i < outputCount; ++i)
-    replaceUsesOutside(outputs[i], mlirOperationGetResult(groupOp, (intptr_t)i), groupOp);
+    memoptValueReplaceUsesByScope(outputs[i], mlirOperationGetResult(groupOp, (intptr_t)i), groupOp, false);
   /* Ops that stayed outside but read the group's results move after it. */
   MlirOperation insertAfter = groupOp;
   size_t movedCount = 0;

@@ -1,0 +1,36 @@
+/* Nesting of ops and redirecting the uses of a value by where its users sit:
+ * what every pass that moves ops into or out of a region needs. */
+#include "IR/IR.h"
+
+#include <stdlib.h>
+
+bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor) {
+  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
+    if (mlirOperationEqual(op, ancestor))
+      return true;
+  return false;
+}
+
+void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
+                                   bool inside) {
+  /* Collect first: rewriting a use unlinks it from the list being walked. */
+  intptr_t count = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    ++count;
+  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
+  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
+  if (!owners || !numbers)
+    abort();
+  count = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use), ++count) {
+    owners[count] = mlirOpOperandGetOwner(use);
+    numbers[count] = mlirOpOperandGetOperandNumber(use);
+  }
+  for (intptr_t i = 0; i < count; ++i)
+    if (memoptOperationIsInside(owners[i], scope) == inside)
+      mlirOperationSetOperand(owners[i], numbers[i], to);
+  free(numbers);
+  free(owners);
+}
