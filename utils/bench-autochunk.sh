@@ -76,17 +76,22 @@ done
 # unoptimized (the estimate), and with autochunk meeting it. Doubling from
 # 512 finds the bracket, then bisection narrows it to a multiple of 256.
 budget=$((budget_mib * 1048576))
-fits_unoptimized() {
+# The attention model of sequence length $1, written once for both searches.
+fit_model() {
   local model="$work/fit-$1.mlir"
-  "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$1" -o "$model"
-  local peak
+  [ -f "$model" ] || "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$1" -o "$model"
+  echo "$model"
+}
+fits_unoptimized() {
+  local model peak
+  model="$(fit_model "$1")"
   peak="$("$bin/memopt-opt" "$model" --memory-estimate -o /dev/null 2>&1 \
           | sed -n 's/.*peak activation memory: \([0-9]*\) bytes.*/\1/p' | head -1)"
   [ "$peak" -le "$budget" ]
 }
 fits_autochunk() {
-  local model="$work/fit-$1.mlir"
-  "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$1" -o "$model"
+  local model
+  model="$(fit_model "$1")"
   "$bin/memopt-opt" "$model" --autochunk="budget=$budget" -o /dev/null 2>&1 \
     | grep -q "remark: autochunk: estimated peak"
 }

@@ -64,15 +64,29 @@ static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
   return false;
 }
 
+/* The index expression through which linalg op `op` writes dimension `dim`
+ * of result `resultIndex` (from its init's indexing map); false when the
+ * result has no tensor init. */
+static bool resultIndexExpr(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
+                            int64_t dim, MlirAffineExpr *expr) {
+  intptr_t initIndex =
+      mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op) + resultIndex;
+  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
+    return false;
+  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
+  if (dim < 0 || dim >= mlirAffineMapGetNumResults(initMap))
+    return false;
+  *expr = mlirAffineMapGetResult(initMap, dim);
+  return true;
+}
+
 static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
                                          int64_t dim, MemoptOperandFlow *operands,
                                          MemoptStringBuffer *reason) {
   intptr_t operandCount = mlirOperationGetNumOperands(op);
-  intptr_t initIndex = operandCount - mlirOperationGetNumResults(op) + resultIndex;
-  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
+  MlirAffineExpr expr;
+  if (!resultIndexExpr(op, maps, resultIndex, dim, &expr))
     return refuse(MemoptDimFlowUnsupported, op, reason, "has results without tensor inits");
-  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
-  MlirAffineExpr expr = mlirAffineMapGetResult(initMap, dim);
   if (!mlirAffineExprIsADim(expr))
     return refuse(MemoptDimFlowUnsupported, op, reason,
                   "writes result dimension %lld through a non-trivial index", (long long)dim);
@@ -203,17 +217,9 @@ static bool isElementwise(MlirOperation op) {
 
 int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t dim) {
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
-  if (mlirAttributeIsNull(maps))
-    return -1;
-  intptr_t initIndex =
-      mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op) + resultIndex;
-  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
-    return -1;
-  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
-  if (dim < 0 || dim >= mlirAffineMapGetNumResults(initMap))
-    return -1;
-  MlirAffineExpr expr = mlirAffineMapGetResult(initMap, dim);
-  if (!mlirAffineExprIsADim(expr))
+  MlirAffineExpr expr;
+  if (mlirAttributeIsNull(maps) || !resultIndexExpr(op, maps, resultIndex, dim, &expr) ||
+      !mlirAffineExprIsADim(expr))
     return -1;
   int64_t loop = mlirAffineDimExprGetPosition(expr);
   return bodyReadsIndex(op, loop) ? loop : -1;
