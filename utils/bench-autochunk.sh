@@ -112,15 +112,22 @@ fits_after="$(longest fits_autochunk)"
 echo
 echo "longest attention sequence within ${budget_mib} MiB: $fits_before unoptimized, $fits_after with autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
 
-# Compile time of the pass against model size (48-layer GPT-2 included).
+# Compile time of the pass against model size (48-layer GPT-2 included):
+# with the default options (at most 8 stages), and with as many stages as
+# lower the peak (about two per layer), whose time per stage should stay flat.
+seconds() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e9 }'; }
 echo
-printf '%-8s %8s %12s\n' layers ops autochunk_s
+printf '%-8s %8s %12s %8s %14s %16s\n' layers ops default_s stages all_stages_s s_per_stage
 for layers in 12 24 48; do
   model="$work/gpt2-$layers.mlir"
   "$bin/memopt-zoo" gpt2 --layers="$layers" --hidden=256 --heads=4 --seq=256 --vocab=1024 -o "$model"
   ops="$(grep -c ' = ' "$model")"
   start=$(date +%s%N)
   "$bin/memopt-opt" "$model" --autochunk -o /dev/null 2>/dev/null
+  middle=$(date +%s%N)
+  remarks="$("$bin/memopt-opt" "$model" --autochunk="max-stages=10000 allow-partial=true" -o /dev/null 2>&1)"
   end=$(date +%s%N)
-  printf '%-8s %8s %12s\n' "$layers" "$ops" "$(awk -v n=$((end - start)) 'BEGIN { printf "%.2f", n / 1e9 }')"
+  stages="$(grep -c 'remark: autochunk stage' <<<"$remarks")"
+  printf '%-8s %8s %12s %8s %14s %16s\n' "$layers" "$ops" "$(seconds $((middle - start)))" "$stages" \
+    "$(seconds $((end - middle)))" "$(awk -v n=$((end - middle)) -v s="$stages" 'BEGIN { printf "%.3f", s ? n / 1e9 / s : 0 }')"
 done

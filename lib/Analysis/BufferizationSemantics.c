@@ -43,6 +43,13 @@ static bool isLinalgStructured(const IrOp *op) {
   return hasPrefix(op->name, "linalg.") && mlirOperationGetNumRegions(op->op) == 1;
 }
 
+static IrOpClass classify(const IrOp *info);
+
+bool memoptOperationIsView(MlirOperation op) {
+  IrOp info = {.op = op, .name = mlirIdentifierStr(mlirOperationGetName(op))};
+  return classify(&info) == IrOpView;
+}
+
 static IrOpClass classify(const IrOp *info) {
   MlirStringRef name = info->name;
   MlirOperation op = info->op;

@@ -2,6 +2,7 @@
 #ifndef MEMOPT_TRANSFORMS_AUTOCHUNK_H
 #define MEMOPT_TRANSFORMS_AUTOCHUNK_H
 
+#include "Analysis/Analysis.h"
 #include "Support/Support.h"
 
 #include "mlir-c/IR.h"
@@ -18,6 +19,7 @@ typedef struct AutoChunkLimits {
   intptr_t maxRegionOps;   /* longest op range considered */
   uint64_t launchCost;     /* byte-equivalent cost of running one op once more */
   int64_t minInnerChunk;   /* smallest slice of a value's innermost dimension */
+  bool wholeFunction;      /* measure candidates on the whole function, not a window around the peak */
 } AutoChunkLimits;
 
 /// One chunking decision: a range of ops in a block of the function, the
@@ -32,6 +34,7 @@ typedef struct AutoChunkChoice {
                          peak elsewhere keeps the peak, but the area still falls */
   double cost;        /* modeled extra work, in byte-equivalents */
   intptr_t chunkedOps, hoistedOps;
+  intptr_t measuredOps; /* ops of the function candidates were measured on: a window, or the body */
 } AutoChunkChoice;
 
 /// Searches the ranges around the peak of `func` (and inside the chunk
@@ -44,5 +47,13 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
 
 /// Applies `choice` to `func`. Returns the new chunk.region.
 MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice);
+
+/// Cuts ops [first, last] of the body of `func` (whose memory profile is
+/// `profile`) into a new function beside it that recreates the earlier
+/// activations they read as tensor.empty ops and returns what later ops use;
+/// `prologue` receives the number of ops before the cut ones. Returns the
+/// null op when an earlier activation cannot be recreated (dynamic shape).
+MlirOperation autoChunkWindowCut(MlirOperation func, const MemoptMemoryProfile *profile,
+                                 intptr_t first, intptr_t last, intptr_t *prologue);
 
 #endif /* MEMOPT_TRANSFORMS_AUTOCHUNK_H */

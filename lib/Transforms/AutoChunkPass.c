@@ -27,9 +27,6 @@ static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char
   memoptStringBufferDestroy(&message);
 }
 
-/* The most stages max-stages allows (its remarks wait in a fixed array). */
-enum { MAX_STAGES = 64 };
-
 /* Returns the profile of `func`, or NULL after a remark saying why not. */
 static MemoptMemoryProfile *profileOf(MlirOperation func) {
   MemoptStringBuffer error = memoptStringBufferCreate();
@@ -66,6 +63,7 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
       .maxRegionOps = memoptPassOptionsGetInteger(options, "max-region-ops"),
       .launchCost = (uint64_t)memoptPassOptionsGetInteger(options, "launch-cost"),
       .minInnerChunk = memoptPassOptionsGetInteger(options, "min-inner-chunk"),
+      .wholeFunction = memoptPassOptionsGetBool(options, "whole-function-evaluation"),
   };
   AutoChunkReportFunction *entry = autoChunkReportAddFunction(report, func, limits.budget, profile);
   memoptMemoryProfileDestroy(profile);
@@ -79,8 +77,10 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
   long long stage = 0;
   MemoptStringBuffer reason = memoptStringBufferCreate();
   /* Stage remarks wait until the stages are known to be kept. */
-  char *stageMessages[MAX_STAGES];
-  MlirLocation stageLocations[MAX_STAGES];
+  char **stageMessages = malloc(sizeof *stageMessages * (size_t)maxStages);
+  MlirLocation *stageLocations = malloc(sizeof *stageLocations * (size_t)maxStages);
+  if (!stageMessages || !stageLocations)
+    abort();
   for (; stage < maxStages && peak > limits.budget; ++stage) {
     AutoChunkChoice choice;
     memoptStringBufferClear(&reason);
@@ -108,6 +108,8 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
       memoptEmitDiagnostic(stageLocations[i], MlirDiagnosticRemark, stageMessages[i]);
     free(stageMessages[i]);
   }
+  free(stageMessages);
+  free(stageLocations);
   MlirOperation result = func;
   if (keep) {
     mlirOperationDestroy(func);
@@ -163,13 +165,17 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
     {"budget-ratio", MemoptOptionFloat, "0.2",
      "budget as a fraction of the function's unchunked peak", NULL, 0, 1},
     {"max-stages", MemoptOptionInteger, "8", "most chunk regions created per function", NULL, 1,
-     MAX_STAGES},
+     10000},
     {"max-region-ops", MemoptOptionInteger, "32", "most ops in one candidate region", NULL, 1,
      1000},
     {"launch-cost", MemoptOptionBytes, "4KiB",
      "cost of running one op once more per chunk, as bytes of memory traffic", NULL, 0, 9e18},
     {"min-inner-chunk", MemoptOptionInteger, "16",
      "smallest slice of a value's innermost dimension (keeps loops vectorizable)", NULL, 1, 1e9},
+    {"whole-function-evaluation", MemoptOptionBool, "false",
+     "measure each candidate on the whole function instead of a window around the peak (slower; "
+     "the choices are the same)",
+     NULL, 0, 0},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},
     {"report", MemoptOptionString, "", "write a JSON report of the decisions to this file", NULL,

@@ -12,15 +12,20 @@
  * Slices of the innermost dimension of a value of rank 2 or more below
  * `minInnerChunk` elements are not considered: they would defeat
  * vectorization. (A 1-D value, such as a per-row maximum, is computed element
- * by element along its rows anyway.) */
+ * by element along its rows anyway.)
+ *
+ * Candidates are measured on a window around the peak cut out of the
+ * function (AutoChunkWindow.c), with the positions outside it taken from one
+ * profile of the whole function per stage; when the window does not
+ * reproduce the function's live bytes exactly, on the whole function. */
 #include "Transforms/AutoChunk.h"
 
-#include "Analysis/Analysis.h"
 #include "Analysis/Analysis.h"
 #include "IR/IR.h"
 #include "Transforms/ChunkRegion.h"
 
 #include "Conversion/Conversion.h"
+#include "Conversion/UpstreamOps.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -73,14 +78,6 @@ MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice) 
   MlirOperation region = memoptChunkRegionBuild(plan, choice->chunkSize);
   memoptChunkPlanDestroy(plan);
   return region;
-}
-
-/* Live bytes summed over the positions of a profile. */
-static double areaOf(const MemoptMemoryProfile *profile) {
-  double area = 0;
-  for (size_t i = 0; i < memoptMemoryProfileGetNumPositions(profile); ++i)
-    area += (double)memoptMemoryProfileGetLiveBytes(profile, i);
-  return area;
 }
 
 /* The number of positions of a profile whose live bytes equal its peak. */
@@ -141,31 +138,81 @@ static void stableNeighbours(MlirBlock body, MlirOperation region, MlirOperation
     *after = mlirOperationGetNextInBlock(*after);
 }
 
-/* The outcome of applying `choice` to a copy of `func`. */
-static bool evaluate(MlirOperation func, const AutoChunkChoice *choice, Outcome *outcome) {
-  MlirOperation copy = copyBeside(func);
+/* Where candidates are built and measured: the function itself, or a
+ * window cut out of it. Positions of the function: `live` and `allocated`
+ * hold its lowered profile, of which [windowStart, windowEnd) are the
+ * window's ops; the others do not change with a choice in the window. */
+typedef struct Frame {
+  MlirOperation func;     /* choices index into its body */
+  bool isWindow;          /* func is a window: its return is not one of the function's positions */
+  intptr_t prologue;      /* ops of func before the window's first op */
+  intptr_t shift;         /* index in the function of func's op `prologue`, minus prologue */
+  uint64_t passLive;      /* bytes live across the window that it does not use */
+  uint64_t passAllocated; /* the same as allocated bytes */
+  uint64_t *live, *allocated;
+  size_t positions, windowStart, windowEnd;
+} Frame;
+
+/* The window's positions in a profile of (a lowered copy of) frame->func:
+ * after the op `marker` of the prologue (if any), before the window's return. */
+static bool windowPositions(const Frame *frame, const MemoptMemoryProfile *profile,
+                            MlirOperation marker, size_t *start, size_t *end) {
+  *start = 0;
+  *end = memoptMemoryProfileGetNumPositions(profile) - (frame->isWindow ? 1 : 0);
+  if (mlirOperationIsNull(marker))
+    return true;
+  size_t position;
+  if (!memoptMemoryProfileLookupPosition(profile, marker, &position))
+    return false;
+  *start = position + 1;
+  return *start <= *end;
+}
+
+/* Adds a position of the function with `live` and `allocated` bytes to `outcome`. */
+static void addPosition(Outcome *outcome, uint64_t live, uint64_t allocated) {
+  if (live > outcome->peak) {
+    outcome->peak = live;
+    outcome->peakPositions = 0;
+  }
+  outcome->peakPositions += live == outcome->peak;
+  if (allocated > outcome->allocatedPeak)
+    outcome->allocatedPeak = allocated;
+  outcome->area += (double)live;
+}
+
+/* The outcome of applying `choice` to a copy of the frame's function. */
+static bool evaluate(const Frame *frame, const AutoChunkChoice *choice, Outcome *outcome) {
+  MlirOperation copy = copyBeside(frame->func);
+  MlirOperation marker =
+      frame->prologue ? nthOp(functionBody(copy), frame->prologue - 1) : (MlirOperation){NULL};
   MlirOperation region = autoChunkApply(copy, choice);
   MlirOperation before, after;
   stableNeighbours(functionBody(copy), region, &before, &after);
   MemoptMemoryProfile *profile = profileLowered(copy);
-  bool ok = profile != NULL;
+  size_t start, end;
+  bool ok = profile != NULL && windowPositions(frame, profile, marker, &start, &end);
   if (ok) {
     /* The region's memory: the most live bytes between its neighbours, where
      * the lowering put its loops. */
-    size_t first = 0, last = memoptMemoryProfileGetNumPositions(profile) - 1, position;
+    size_t first = start, last = end - 1, position;
     if (!mlirOperationIsNull(before) &&
-        memoptMemoryProfileLookupPosition(profile, before, &position))
+        memoptMemoryProfileLookupPosition(profile, before, &position) && position + 1 > first)
       first = position + 1;
-    if (memoptMemoryProfileLookupPosition(profile, after, &position) && position > 0)
+    if (memoptMemoryProfileLookupPosition(profile, after, &position) && position > 0 &&
+        position - 1 < last)
       last = position - 1;
-    outcome->regionPeak = 0;
+    *outcome = (Outcome){0};
     for (size_t i = first; i <= last; ++i)
-      if (memoptMemoryProfileGetLiveBytes(profile, i) > outcome->regionPeak)
-        outcome->regionPeak = memoptMemoryProfileGetLiveBytes(profile, i);
-    outcome->peak = memoptMemoryProfileGetPeakBytes(profile);
-    outcome->area = areaOf(profile);
-    outcome->peakPositions = peakPositionsOf(profile);
-    outcome->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
+      if (memoptMemoryProfileGetLiveBytes(profile, i) + frame->passLive > outcome->regionPeak)
+        outcome->regionPeak = memoptMemoryProfileGetLiveBytes(profile, i) + frame->passLive;
+    /* The function's positions: the window's as measured, the others as they were. */
+    for (size_t i = start; i < end; ++i)
+      addPosition(outcome, memoptMemoryProfileGetLiveBytes(profile, i) + frame->passLive,
+                  memoptMemoryProfileGetAllocatedBytes(profile, i) + frame->passAllocated);
+    for (size_t i = 0; i < frame->windowStart; ++i)
+      addPosition(outcome, frame->live[i], frame->allocated[i]);
+    for (size_t i = frame->windowEnd; i < frame->positions; ++i)
+      addPosition(outcome, frame->live[i], frame->allocated[i]);
   }
   memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
@@ -240,7 +287,7 @@ static bool better(const AutoChunkChoice *candidate, const AutoChunkChoice *best
 }
 
 typedef struct Search {
-  MlirOperation func;
+  const Frame *frame;
   const AutoChunkLimits *limits;
   uint64_t currentPeak;
   size_t currentPeakPositions;
@@ -254,7 +301,7 @@ typedef struct Search {
 /* Tries every chunk dimension of the range [first, last] of the block
  * `choice` describes. */
 static void tryRange(Search *search, AutoChunkChoice choice) {
-  MlirBlock block = blockOf(search->func, &choice);
+  MlirBlock block = blockOf(search->frame->func, &choice);
   MlirOperation lastOp = nthOp(block, choice.last);
   int64_t rank = 0;
   for (intptr_t r = 0; r < mlirOperationGetNumResults(lastOp); ++r) {
@@ -264,7 +311,7 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
   }
   for (choice.dim = 0; choice.dim < rank; ++choice.dim) {
     MemoptStringBuffer why = memoptStringBufferCreate();
-    MemoptChunkPlan *plan = planOf(search->func, &choice, &why);
+    MemoptChunkPlan *plan = planOf(search->frame->func, &choice, &why);
     if (!plan) {
       if (!search->reason->length)
         memoptStringBufferAppendCString(search->reason, why.data);
@@ -296,7 +343,7 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
      * Other peaks of the function are later stages' work. */
     Outcome outcome;
     choice.chunkSize = sizes[0];
-    if (!evaluate(search->func, &choice, &outcome))
+    if (!evaluate(search->frame, &choice, &outcome))
       continue;
     if (outcome.regionPeak <= search->limits->budget) {
       intptr_t low = 0, high = count - 1; /* sizes[low] fits */
@@ -305,7 +352,7 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
         AutoChunkChoice trial = choice;
         trial.chunkSize = sizes[middle];
         Outcome trialOutcome;
-        if (evaluate(search->func, &trial, &trialOutcome) &&
+        if (evaluate(search->frame, &trial, &trialOutcome) &&
             trialOutcome.regionPeak <= search->limits->budget) {
           low = middle;
           outcome = trialOutcome;
@@ -339,7 +386,7 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
 /* Tries the ranges of at most maxRegionOps ops in `choice`'s block that
  * contain op `peak` (every range when peak is -1). */
 static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t peak) {
-  MlirBlock block = blockOf(search->func, &choice);
+  MlirBlock block = blockOf(search->frame->func, &choice);
   intptr_t count = countOps(block) - 1; /* the terminator stays */
   intptr_t span = search->limits->maxRegionOps;
   for (intptr_t first = 0; first < count; ++first)
@@ -352,19 +399,110 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
     }
 }
 
-/* The peak of `func` and the positions at it as the outcomes of choices
- * measure them: with its chunk regions lowered (the estimate of an unlowered
- * region counts its body's values at full size). */
-static void measureCurrent(MlirOperation func, Outcome *current) {
+/* Measures `func` with its chunk regions lowered, as the outcomes of choices
+ * measure it (the estimate of an unlowered region counts its body's values
+ * at full size), into `current` and the frame's position arrays; the
+ * window's ops, [first, last] of the body, go to [windowStart, windowEnd). */
+static bool measureFunction(MlirOperation func, intptr_t first, intptr_t last, Frame *frame,
+                            Outcome *current) {
   MlirOperation copy = copyBeside(func);
+  MlirOperation before = first > 0 ? nthOp(functionBody(copy), first - 1) : (MlirOperation){NULL};
+  MlirOperation after = nthOp(functionBody(copy), last + 1);
   MemoptMemoryProfile *profile = profileLowered(copy);
-  if (profile) {
+  size_t start = 0, end = 0;
+  bool ok = profile && (mlirOperationIsNull(before) ||
+                        memoptMemoryProfileLookupPosition(profile, before, &start)) &&
+            memoptMemoryProfileLookupPosition(profile, after, &end);
+  if (ok) {
     current->peak = memoptMemoryProfileGetPeakBytes(profile);
     current->peakPositions = peakPositionsOf(profile);
     current->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
+    frame->positions = memoptMemoryProfileGetNumPositions(profile);
+    frame->windowStart = mlirOperationIsNull(before) ? 0 : start + 1;
+    frame->windowEnd = end;
+    frame->live = malloc(sizeof *frame->live * frame->positions);
+    frame->allocated = malloc(sizeof *frame->allocated * frame->positions);
+    if (!frame->live || !frame->allocated)
+      abort();
+    for (size_t i = 0; i < frame->positions; ++i) {
+      frame->live[i] = memoptMemoryProfileGetLiveBytes(profile, i);
+      frame->allocated[i] = memoptMemoryProfileGetAllocatedBytes(profile, i);
+    }
   }
   memoptMemoryProfileDestroy(profile);
   mlirOperationDestroy(copy);
+  return ok;
+}
+
+/* Makes `frame` a window of `func` of ops [first, last] when the window's
+ * own lowered profile differs from the function's at every window position
+ * by the same bytes (those live across it); else leaves it the function. */
+static void cutWindow(MlirOperation func, const MemoptMemoryProfile *profile, intptr_t first,
+                      intptr_t last, Frame *frame) {
+  intptr_t prologue;
+  MlirOperation window = autoChunkWindowCut(func, profile, first, last, &prologue);
+  if (mlirOperationIsNull(window))
+    return;
+  Frame candidate = *frame;
+  candidate.func = window;
+  candidate.isWindow = true;
+  candidate.prologue = prologue;
+  MlirOperation copy = copyBeside(window);
+  MlirOperation marker =
+      prologue ? nthOp(functionBody(copy), prologue - 1) : (MlirOperation){NULL};
+  MemoptMemoryProfile *windowProfile = profileLowered(copy);
+  size_t start = 0, end = 0;
+  bool exact = windowProfile && windowPositions(&candidate, windowProfile, marker, &start, &end) &&
+               end - start == frame->windowEnd - frame->windowStart && end > start;
+  for (size_t i = 0; exact && i < end - start; ++i) {
+    uint64_t live = memoptMemoryProfileGetLiveBytes(windowProfile, start + i);
+    uint64_t allocated = memoptMemoryProfileGetAllocatedBytes(windowProfile, start + i);
+    uint64_t wholeLive = frame->live[frame->windowStart + i];
+    uint64_t wholeAllocated = frame->allocated[frame->windowStart + i];
+      exact = wholeLive >= live && wholeAllocated >= allocated;
+    if (exact && i == 0) {
+      candidate.passLive = wholeLive - live;
+      candidate.passAllocated = wholeAllocated - allocated;
+    }
+    exact = exact && wholeLive - live == candidate.passLive &&
+            wholeAllocated - allocated == candidate.passAllocated;
+  }
+  memoptMemoryProfileDestroy(windowProfile);
+  mlirOperationDestroy(copy);
+  if (!exact) {
+    memoptEraseOp(window);
+    return;
+  }
+  candidate.shift = first - prologue;
+  *frame = candidate;
+}
+
+/* Chooses the ops around the peak position `peak` of `func` (positions are
+ * ops of the body) that candidates may touch: maxRegionOps either side,
+ * widened so that the ops just outside are not chunk regions (whose lowering
+ * would blur the window's edge). */
+static void windowBounds(MlirOperation func, intptr_t peak, intptr_t span, intptr_t *first,
+                         intptr_t *last) {
+  MlirBlock body = functionBody(func);
+  intptr_t terminator = countOps(body) - 1;
+  *first = peak - span + 1 > 0 ? peak - span + 1 : 0;
+  *last = peak + span - 1 < terminator - 1 ? peak + span - 1 : terminator - 1;
+  while (*first > 0 && memoptOperationIsA(nthOp(body, *first - 1), "chunk.region"))
+    --*first;
+  while (memoptOperationIsA(nthOp(body, *last + 1), "chunk.region"))
+    ++*last;
+}
+
+/* Maps a choice made in the frame's function back to `func`. */
+static void choiceInFunction(const Frame *frame, AutoChunkChoice *choice) {
+  if (!frame->isWindow)
+    return;
+  if (choice->depth == 0) {
+    choice->first += frame->shift;
+    choice->last += frame->shift;
+  } else {
+    choice->blockPath[0] += frame->shift;
+  }
 }
 
 bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChunkChoice *best,
@@ -379,20 +517,27 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   memoptStringBufferDestroy(&error);
   size_t peak = memoptMemoryProfileGetPeakPosition(profile);
   MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
-  uint64_t currentPeak = memoptMemoryProfileGetPeakBytes(profile);
-  Outcome current = {currentPeak, 0, 0, 1, memoptMemoryProfileGetPeakAllocatedBytes(profile)};
-  measureCurrent(func, &current);
-  currentPeak = current.peak;
-  Search search = {func, limits, currentPeak, current.peakPositions, current.allocatedPeak, {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-                   false, reason, false};
+  Outcome current = {memoptMemoryProfileGetPeakBytes(profile), 0, 0, 1,
+                     memoptMemoryProfileGetPeakAllocatedBytes(profile)};
+  Frame frame = {.func = func};
+  intptr_t first, last;
+  windowBounds(func, (intptr_t)peak, limits->maxRegionOps, &first, &last);
+  if (measureFunction(func, first, last, &frame, &current) && !limits->wholeFunction &&
+      (first > 0 || last + 2 < countOps(functionBody(func))))
+    cutWindow(func, profile, first, last, &frame);
+  if (!frame.isWindow)
+    frame.positions = frame.windowStart = frame.windowEnd = 0; /* the copies hold every position */
   memoptMemoryProfileDestroy(profile);
+  Search search = {&frame, limits, current.peak, current.peakPositions, current.allocatedPeak,
+                   {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason, false};
   AutoChunkChoice top = search.best;
-  tryRangesAround(&search, top, (intptr_t)peak);
+  intptr_t peakIndex = (intptr_t)peak - (frame.isWindow ? frame.shift : 0);
+  tryRangesAround(&search, top, peakIndex);
   /* A peak inside a chunk region: chunk its body further (nested regions,
    * possibly along another dimension). */
   MlirOperation holder = peakOp;
   AutoChunkChoice nested = top;
-  nested.blockPath[nested.depth++] = (intptr_t)peak;
+  nested.blockPath[nested.depth++] = peakIndex;
   while (memoptOperationIsA(holder, "chunk.region")) {
     tryRangesAround(&search, nested, -1);
     /* Descend while the body's largest op is itself a chunk region. */
@@ -413,8 +558,14 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
     /* Legal regions exist but none helps: say so rather than why others failed. */
     memoptStringBufferClear(reason);
     memoptStringBufferAppendFormat(reason, "no legal chunk region lowers the peak below %llu bytes",
-                                   (unsigned long long)currentPeak);
+                                   (unsigned long long)current.peak);
   }
   *best = search.best;
+  best->measuredOps = countOps(functionBody(frame.func));
+  choiceInFunction(&frame, best);
+  if (frame.isWindow)
+    memoptEraseOp(frame.func);
+  free(frame.live);
+  free(frame.allocated);
   return search.haveBest;
 }
