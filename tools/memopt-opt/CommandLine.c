@@ -29,6 +29,14 @@ static const Flag flags[] = {
     {"split-input-file", FlagOptionalString, offsetof(DriverOptions, splitMarker),
      "Process each chunk of the input separated by '// -----' (or the given marker) on its own",
      "// -----"},
+    {"memopt-report", FlagString, offsetof(DriverOptions, reportPath),
+     "Write a JSON memory report: live activation bytes of every function by op position before "
+     "and after the pipeline, and the passes' remarks",
+     NULL},
+    {"memopt-timeline", FlagString, offsetof(DriverOptions, timelinePath),
+     "Write an SVG chart of every function's live activation bytes by op position, before and "
+     "after the pipeline",
+     NULL},
     {"verify-diagnostics", FlagBool, offsetof(DriverOptions, verifyDiagnostics),
      "Check that the diagnostics match the expected-* comments of the input", NULL},
     {"verify-each", FlagBool, offsetof(DriverOptions, verifyEach), "Verify the IR after each pass (default: true)",

@@ -3,6 +3,7 @@
  * every flag the two share. */
 #include "CommandLine.h"
 #include "DiagnosticVerifier.h"
+#include "MemoryReport.h"
 
 #include "IR/IR.h"
 #include "Transforms/Passes.h"
@@ -19,6 +20,7 @@ typedef struct Driver {
   MlirContext context;
   const char *sourceName; /* as locations name the input: the path or "<stdin>" */
   MemoptStringBuffer output;
+  MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
 } Driver;
 
 static void printError(const char *format, const char *detail) {
@@ -107,6 +109,8 @@ static bool processBuffer(Driver *driver, const char *text) {
   if (!mlirModuleIsNull(module)) {
     MlirOperation root = mlirModuleGetOperation(module);
     if (mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
+      if (driver->report)
+        memoryReportRecordInput(driver->report, root);
       MlirPassManager passManager = createPassManager(driver);
       /* The pipeline was checked before any input was read. */
       ok = !mlirPassManagerIsNull(passManager) &&
@@ -115,11 +119,15 @@ static bool processBuffer(Driver *driver, const char *text) {
         mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
       if (ok)
         printModule(driver, module);
+      if (ok && driver->report)
+        memoryReportRecordOutput(driver->report, root);
     }
     mlirModuleDestroy(module);
   }
   memoptDiagnosticLogDetach(&log);
   memoptDiagnosticLogSort(&log);
+  if (driver->report)
+    memoryReportAddDiagnostics(driver->report, &log);
   bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
   if (driver->options.verifyDiagnostics)
@@ -132,6 +140,27 @@ static bool processBuffer(Driver *driver, const char *text) {
   memoptDiagnosticLogDestroy(&log);
   /* With --verify-diagnostics a run succeeds when the diagnostics were as expected. */
   return driver->options.verifyDiagnostics ? verified : ok;
+}
+
+/* The pipeline as the command line gives it, for the memory report. */
+static void describePipeline(const DriverOptions *options, MemoptStringBuffer *out) {
+  if (options->passPipeline)
+    memoptStringBufferAppendCString(out, options->passPipeline);
+  for (size_t i = 0; i < options->passFlagCount; ++i) {
+    const PassFlag *flag = &options->passFlags[i];
+    memoptStringBufferAppendFormat(out, "%s--%.*s%s%s", out->length ? " " : "",
+                                   (int)flag->nameLength, flag->name, *flag->options ? "=" : "",
+                                   flag->options);
+  }
+}
+
+/* Writes the files --memopt-report and --memopt-timeline ask for. */
+static bool writeReports(const Driver *driver, MemoptStringBuffer *error) {
+  const DriverOptions *options = &driver->options;
+  return (!options->reportPath ||
+          memoryReportWriteJson(driver->report, options->reportPath, error)) &&
+         (!options->timelinePath ||
+          memoryReportWriteTimeline(driver->report, options->timelinePath, error));
 }
 
 /* Returns true when `line` (up to its newline) is exactly the split marker. */
@@ -249,12 +278,23 @@ int main(int argc, char **argv) {
   }
   driver.sourceName = strcmp(driver.options.inputPath, "-") == 0 ? "<stdin>" : driver.options.inputPath;
   driver.output = memoptStringBufferCreate();
+  if (driver.options.reportPath || driver.options.timelinePath) {
+    MemoptStringBuffer pipeline = memoptStringBufferCreate();
+    describePipeline(&driver.options, &pipeline);
+    driver.report = memoryReportCreate(driver.sourceName, memoptStringBufferGet(&pipeline));
+    memoptStringBufferDestroy(&pipeline);
+  }
   bool ok = driver.options.splitMarker ? processSplit(&driver, memoptStringBufferGet(&input))
                                        : processBuffer(&driver, memoptStringBufferGet(&input));
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
    * output the chunks that succeeded still appear, as with mlir-opt. */
   bool toStdout = strcmp(driver.options.outputPath, "-") == 0;
+  /* Reports come first: when one cannot be written, neither is the output. */
+  if (ok && driver.report && !writeReports(&driver, &error)) {
+    printError("%s", error.data);
+    ok = false;
+  }
   if ((ok || toStdout) &&
       !memoptFileWriteAtomic(driver.options.outputPath, memoptStringBufferGet(&driver.output),
                              driver.output.length, &error)) {
@@ -265,6 +305,7 @@ int main(int argc, char **argv) {
   status = ok ? 0 : 1;
 
 done:
+  memoryReportDestroy(driver.report);
   if (!mlirContextIsNull(driver.context))
     mlirContextDestroy(driver.context);
   memoptStringBufferDestroy(&error);
