@@ -72,45 +72,57 @@ for entry in "${workloads[@]}"; do
   done
 done
 
-# The longest attention sequence whose activations fit the budget:
-# unoptimized (the estimate), and with autochunk meeting it. Doubling from
-# 512 finds the bracket, then bisection narrows it to a multiple of 256.
+# The longest sequence whose activations fit the budget, for attention
+# (tokens) and the Evoformer block (residues): unoptimized (the estimate), and
+# with autochunk meeting it. Doubling finds the bracket, then bisection narrows
+# it to a multiple of the workload's step.
 budget=$((budget_mib * 1048576))
-# The attention model of sequence length $1, written once for both searches.
+# The model of workload $1 at size $2, written once for both searches.
 fit_model() {
-  local model="$work/fit-$1.mlir"
-  [ -f "$model" ] || "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$1" -o "$model"
+  local model="$work/fit-$1-$2.mlir"
+  if [ ! -f "$model" ]; then
+    case "$1" in
+      attention) "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$2" -o "$model" ;;
+      evoformer) "$bin/memopt-zoo" evoformer-block --msa=16 --residues="$2" --hidden=32 \
+                   --pair-channels=32 -o "$model" ;;
+    esac
+  fi
   echo "$model"
 }
 fits_unoptimized() {
   local model peak
-  model="$(fit_model "$1")"
+  model="$(fit_model "$1" "$2")"
   peak="$("$bin/memopt-opt" "$model" --memory-estimate -o /dev/null 2>&1 \
           | sed -n 's/.*peak activation memory: \([0-9]*\) bytes.*/\1/p' | head -1)"
   [ "$peak" -le "$budget" ]
 }
 fits_autochunk() {
   local model
-  model="$(fit_model "$1")"
-  "$bin/memopt-opt" "$model" --autochunk="budget=$budget" -o /dev/null 2>&1 \
+  model="$(fit_model "$1" "$2")"
+  "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64" -o /dev/null 2>&1 \
     | grep -q "remark: autochunk: estimated peak"
 }
+# longest FITS WORKLOAD START STEP
 longest() {
-  local fits="$1" low=0 high=512
-  while [ "$high" -le 65536 ] && "$fits" "$high"; do
+  local fits="$1" workload="$2" step="$4" low=0 high="$3"
+  while [ "$high" -le $((step * 256)) ] && "$fits" "$workload" "$high"; do
     low=$high
     high=$((high * 2))
   done
-  while [ $((high - low)) -gt 256 ]; do
-    local middle=$(((low + high) / 2 / 256 * 256))
-    if "$fits" "$middle"; then low=$middle; else high=$middle; fi
+  while [ $((high - low)) -gt "$step" ]; do
+    local middle=$(((low + high) / 2 / step * step))
+    if "$fits" "$workload" "$middle"; then low=$middle; else high=$middle; fi
   done
   echo "$low"
 }
-fits_before="$(longest fits_unoptimized)"
-fits_after="$(longest fits_autochunk)"
 echo
-echo "longest attention sequence within ${budget_mib} MiB: $fits_before unoptimized, $fits_after with autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
+for fit in "attention tokens 512 256" "evoformer residues 32 16"; do
+  read -r workload unit start step <<< "$fit"
+  fits_before="$(longest fits_unoptimized "$workload" "$start" "$step")"
+  fits_after="$(longest fits_autochunk "$workload" "$start" "$step")"
+  echo "longest $workload within ${budget_mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
+    "autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
+done
 
 # Compile time of the pass against model size (48-layer GPT-2 included):
 # with the default options (at most 8 stages), and with as many stages as

@@ -199,6 +199,30 @@ static MemoptDimFlowStatus throughExtractSlice(MlirOperation op, int64_t dim,
   return MemoptDimFlowOk;
 }
 
+/* tensor.pad passes a dimension it does not pad; a padded one is read
+ * through a window (its border needs the neighbouring chunk's edge). */
+static MemoptDimFlowStatus throughPad(MlirOperation op, int64_t dim, MemoptOperandFlow *operands,
+                                      MemoptStringBuffer *reason) {
+  int64_t low = mlirDenseI64ArrayGetElement(attribute(op, "static_low"), dim);
+  int64_t high = mlirDenseI64ArrayGetElement(attribute(op, "static_high"), dim);
+  if (low != 0 || high != 0)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "pads dimension %lld", (long long)dim);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  return MemoptDimFlowOk;
+}
+
+/* tensor.concat passes every dimension but the one it joins along. */
+static MemoptDimFlowStatus throughConcat(MlirOperation op, int64_t dim, MemoptOperandFlow *operands,
+                                         MemoptStringBuffer *reason) {
+  if (mlirIntegerAttrGetValueInt(attribute(op, "dim")) == dim)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "joins its operands along dimension %lld",
+                  (long long)dim);
+  mapAll(op, dim, operands);
+  return MemoptDimFlowOk;
+}
+
 /* Elementwise ops of the arith and math dialects on tensors of one shape. */
 static bool isElementwise(MlirOperation op) {
   if (!dialectIs(op, "arith") && !dialectIs(op, "math"))
@@ -265,6 +289,10 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
     return throughReshape(op, dim, false, operands, reason);
   if (memoptOperationIsA(op, "tensor.extract_slice"))
     return throughExtractSlice(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "tensor.pad"))
+    return throughPad(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "tensor.concat"))
+    return throughConcat(op, dim, operands, reason);
   return refuse(MemoptDimFlowUnsupported, op, reason,
                 "is not modelled by dimension flow");
 }

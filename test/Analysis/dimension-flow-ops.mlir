@@ -141,13 +141,39 @@ func.func @slices_and_constants(%x: tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor
 
 // -----
 
-func.func @unsupported(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
-  %c = arith.constant 0.0 : f32
-  // expected-remark @+2 {{result #0 dim 0: blocked: 'tensor.pad' is not modelled by dimension flow}}
-  // expected-remark @+1 {{result #0 dim 1: blocked: 'tensor.pad' is not modelled by dimension flow}}
-  %p = tensor.pad %x low[2, 0] high[2, -4] {
-    ^bb0(%i: index, %j: index):
-      tensor.yield %c : f32
-  } : tensor<4x8xf32> to tensor<8x4xf32>
-  return %p : tensor<8x4xf32>
+// A pad passes the dimensions it leaves alone; a padded one is read through a window.
+func.func @pad(%x: tensor<2x6x6x4xf32>) -> tensor<2x8x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+4 {{result #0 dim 0: operand #0 dim 0}}
+  // expected-remark @+3 {{result #0 dim 1: blocked: 'tensor.pad' pads dimension 1}}
+  // expected-remark @+2 {{result #0 dim 2: blocked: 'tensor.pad' pads dimension 2}}
+  // expected-remark @+1 {{result #0 dim 3: operand #0 dim 3}}
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x6x6x4xf32> to tensor<2x8x8x4xf32>
+  return %p : tensor<2x8x8x4xf32>
+}
+
+// -----
+
+// A concatenation passes every dimension but the one it joins along.
+func.func @concat(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-remark @+2 {{result #0 dim 0: operand #0 dim 0, operand #1 dim 0}}
+  // expected-remark @+1 {{result #0 dim 1: blocked: 'tensor.concat' joins its operands along dimension 1}}
+  %c = tensor.concat dim(1) %x, %y : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @unsupported(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-remark @+2 {{result #0 dim 0: blocked: 'tensor.generate' is not modelled by dimension flow}}
+  // expected-remark @+1 {{result #0 dim 1: blocked: 'tensor.generate' is not modelled by dimension flow}}
+  %g = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %v = tensor.extract %x[%i, %j] : tensor<4x8xf32>
+    tensor.yield %v : f32
+  } : tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
 }
