@@ -1,4 +1,5 @@
-/* Timed runs: wall time, peak and live bytes of each call the harness makes.
+/* Timed runs: wall and CPU time, peak and live bytes of each call the harness
+ * makes.
  *
  * The clock is read as close to the measured code as possible: last in
  * memoptRtRunBegin and first in memoptRtRunEnd, so neither the counter
@@ -13,6 +14,7 @@
 
 static bool runOpen;
 static int64_t runStartNanoseconds;
+static int64_t runStartCpuNanoseconds;
 static int64_t runLiveBefore;
 static int64_t runAllocationsBefore;
 static int64_t runsEnded;
@@ -26,9 +28,9 @@ __attribute__((constructor)) static void lineBufferStandardOutput(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
-static int64_t nowNanoseconds(void) {
+static int64_t nanosecondsOf(clockid_t clock) {
   struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  clock_gettime(clock, &now);
   return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
@@ -37,11 +39,13 @@ void memoptRtRunBegin(void) {
   runLiveBefore = memoptRtLiveBytes();
   runAllocationsBefore = memoptRtAllocationCount();
   memoptRtResetPeak();
-  runStartNanoseconds = nowNanoseconds();
+  runStartCpuNanoseconds = nanosecondsOf(CLOCK_THREAD_CPUTIME_ID);
+  runStartNanoseconds = nanosecondsOf(CLOCK_MONOTONIC);
 }
 
 void memoptRtRunEnd(void) {
-  int64_t end = nowNanoseconds();
+  int64_t end = nanosecondsOf(CLOCK_MONOTONIC);
+  int64_t cpuEnd = nanosecondsOf(CLOCK_THREAD_CPUTIME_ID);
   if (!runOpen) {
     fprintf(stderr, "memopt-rt: fatal: memoptRtRunEnd without memoptRtRunBegin\n");
     fflush(stdout);
@@ -51,6 +55,7 @@ void memoptRtRunEnd(void) {
   MemoptRtRunRecord record = {
       .index = runsEnded,
       .timeNanoseconds = end - runStartNanoseconds,
+      .cpuNanoseconds = cpuEnd - runStartCpuNanoseconds,
       .peakBytes = memoptRtPeakBytes() - runLiveBefore,
       .liveBeforeBytes = runLiveBefore,
       .liveAfterBytes = memoptRtLiveBytes(),
@@ -58,9 +63,10 @@ void memoptRtRunEnd(void) {
   };
   lastRecord = record;
   ++runsEnded;
-  printf("memopt-rt: run index=%lld time_ns=%lld peak_bytes=%lld live_before_bytes=%lld "
-         "live_after_bytes=%lld allocations=%lld\n",
-         (long long)record.index, (long long)record.timeNanoseconds, (long long)record.peakBytes,
+  printf("memopt-rt: run index=%lld time_ns=%lld cpu_ns=%lld peak_bytes=%lld "
+         "live_before_bytes=%lld live_after_bytes=%lld allocations=%lld\n",
+         (long long)record.index, (long long)record.timeNanoseconds,
+         (long long)record.cpuNanoseconds, (long long)record.peakBytes,
          (long long)record.liveBeforeBytes, (long long)record.liveAfterBytes,
          (long long)record.allocations);
   fflush(stdout);

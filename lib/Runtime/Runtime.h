@@ -5,7 +5,8 @@
  *   - counts heap memory exactly: it defines the allocation functions that
  *     `finalize-memref-to-llvm{use-generic-functions}` makes every memref
  *     allocation call, and keeps live and peak byte counters;
- *   - records timed runs (wall clock, peak and live bytes of each run);
+ *   - records timed runs (wall clock and thread CPU time, peak and live bytes
+ *     of each run);
  *   - checksums and prints memref outputs passed from IR.
  *
  * Everything here is plain C with no MLIR dependency. Functions meant to be
@@ -87,19 +88,20 @@ void memoptRtPrintCounters(void);
 typedef struct MemoptRtRunRecord {
   int64_t index;            /* 0 for the first run */
   int64_t timeNanoseconds;  /* CLOCK_MONOTONIC wall time between begin and end */
+  int64_t cpuNanoseconds;   /* CPU time of the running thread between begin and end */
   int64_t peakBytes;        /* highest live bytes during the run minus liveBeforeBytes */
   int64_t liveBeforeBytes;  /* live bytes when the run began */
   int64_t liveAfterBytes;   /* live bytes when the run ended */
   int64_t allocations;      /* allocations made during the run */
 } MemoptRtRunRecord;
 
-/// Starts a run: resets the peak to the live bytes, then reads the clock
+/// Starts a run: resets the peak to the live bytes, then reads the clocks
 /// (last, so that the bookkeeping is not timed).
 void memoptRtRunBegin(void);
 
 /// Ends the run begun last: reads the clock first, then the counters, and
-/// prints "memopt-rt: run index=I time_ns=T peak_bytes=P live_before_bytes=B
-/// live_after_bytes=A allocations=N" on standard output. Aborts with a message
+/// prints "memopt-rt: run index=I time_ns=T cpu_ns=C peak_bytes=P
+/// live_before_bytes=B live_after_bytes=A allocations=N" on standard output. Aborts with a message
 /// when no run was begun.
 void memoptRtRunEnd(void);
 

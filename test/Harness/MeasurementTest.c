@@ -16,11 +16,11 @@
 
 static const char *const goodReport =
     "program output is ignored\n"
-    "memopt-rt: run index=0 time_ns=3000 peak_bytes=4096 live_before_bytes=100 "
+    "memopt-rt: run index=0 time_ns=3000 cpu_ns=2500 peak_bytes=4096 live_before_bytes=100 "
     "live_after_bytes=612 allocations=3\n"
-    "memopt-rt: run index=1 time_ns=1000 peak_bytes=4160 live_before_bytes=100 "
+    "memopt-rt: run index=1 time_ns=1000 cpu_ns=900 peak_bytes=4160 live_before_bytes=100 "
     "live_after_bytes=612 allocations=3\n"
-    "memopt-rt: run index=2 time_ns=2000 peak_bytes=4096 live_before_bytes=100 "
+    "memopt-rt: run index=2 time_ns=2000 cpu_ns=1500 peak_bytes=4096 live_before_bytes=100 "
     "live_after_bytes=612 allocations=3\n"
     "memopt-rt: output index=0 element=f32 shape=2x2 count=4 hash=0x00000000000000ff "
     "sum=1.5 abs_sum=2.5 nonfinite=0\n"
@@ -40,8 +40,10 @@ static void parsesRunsOutputsAndValues(void **state) {
   assert_int_equal(m.runs[1].peakBytes, 4160);
   assert_int_equal(m.runs[2].allocations, 3);
   assert_int_equal(harnessPeakBytes(&m), 4160);
-  assert_true(harnessMedianMilliseconds(&m) == 0.002);
-  assert_true(harnessMinimumMilliseconds(&m) == 0.001);
+  assert_true(harnessMedianMilliseconds(&m, HarnessWallClock) == 0.002);
+  assert_true(harnessMinimumMilliseconds(&m, HarnessWallClock) == 0.001);
+  assert_true(harnessMedianMilliseconds(&m, HarnessCpuClock) == 0.0015);
+  assert_true(harnessMinimumMilliseconds(&m, HarnessCpuClock) == 0.0009);
   assert_string_equal(m.outputs[0].shape, "2x2");
   assert_int_equal(m.outputs[0].hash, 0xff);
   assert_true(m.outputs[0].absSum == 2.5);
@@ -54,14 +56,14 @@ static void parsesRunsOutputsAndValues(void **state) {
 }
 
 static void medianOfAnEvenCountIsTheMeanOfTheMiddleTwo(void **state) {
-  const char *report = "memopt-rt: run index=0 time_ns=1000 peak_bytes=0 live_before_bytes=0 "
+  const char *report = "memopt-rt: run index=0 time_ns=1000 cpu_ns=1000 peak_bytes=0 live_before_bytes=0 "
                        "live_after_bytes=0 allocations=0\n"
-                       "memopt-rt: run index=1 time_ns=4000 peak_bytes=0 live_before_bytes=0 "
+                       "memopt-rt: run index=1 time_ns=4000 cpu_ns=4000 peak_bytes=0 live_before_bytes=0 "
                        "live_after_bytes=0 allocations=0\n";
   HarnessMeasurement m;
   MemoptStringBuffer error = memoptStringBufferCreate();
   assert_true(harnessMeasurementParse(report, 2, 0, &m, &error));
-  assert_true(harnessMedianMilliseconds(&m) == 0.0025);
+  assert_true(harnessMedianMilliseconds(&m, HarnessWallClock) == 0.0025);
   harnessMeasurementDestroy(&m);
   memoptStringBufferDestroy(&error);
 }
@@ -76,20 +78,20 @@ static char *parseError(const char *report, size_t runs, size_t outputs) {
 }
 
 static void refusesIncompleteOrMalformedReports(void **state) {
-  const char *run0 = "memopt-rt: run index=0 time_ns=1 peak_bytes=0 live_before_bytes=0 "
+  const char *run0 = "memopt-rt: run index=0 time_ns=1 cpu_ns=1 peak_bytes=0 live_before_bytes=0 "
                      "live_after_bytes=0 allocations=0\n";
   char *error = parseError(run0, 2, 0);
   assert_string_equal(error, "the program reported 1 of 2 runs and 0 of 0 outputs");
   free(error);
 
-  error = parseError("memopt-rt: run index=0 time_ns=x peak_bytes=0 live_before_bytes=0 "
+  error = parseError("memopt-rt: run index=0 time_ns=x cpu_ns=1 peak_bytes=0 live_before_bytes=0 "
                      "live_after_bytes=0 allocations=0\n",
                      1, 0);
   assert_true(strstr(error, "unexpected run record") != NULL);
   free(error);
 
   /* Runs out of order. */
-  error = parseError("memopt-rt: run index=1 time_ns=1 peak_bytes=0 live_before_bytes=0 "
+  error = parseError("memopt-rt: run index=1 time_ns=1 cpu_ns=1 peak_bytes=0 live_before_bytes=0 "
                      "live_after_bytes=0 allocations=0\n",
                      1, 0);
   assert_true(strstr(error, "unexpected run record") != NULL);

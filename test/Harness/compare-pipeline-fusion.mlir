@@ -18,6 +18,8 @@
 // COMPARE-NEXT: allocations_per_run: 2 1 0.500
 // COMPARE-NEXT: time_ms_median: {{[0-9.]+ [0-9.]+ [0-9.]+$}}
 // COMPARE-NEXT: time_ms_min: {{[0-9.]+ [0-9.]+ [0-9.]+$}}
+// COMPARE-NEXT: cpu_ms_median: {{[0-9.]+ [0-9.]+ [0-9.]+$}}
+// COMPARE-NEXT: cpu_ms_min: {{[0-9.]+ [0-9.]+ [0-9.]+$}}
 // COMPARE-NEXT: output 0 baseline: tensor<16x16xf32> hash=[[HASH:0x[0-9a-f]+]] sum=[[SUM:[-0-9.e+]+]] abs_sum=[[ABS:[-0-9.e+]+]] nonfinite=0
 // COMPARE-NEXT: output 0 candidate: tensor<16x16xf32> hash=[[HASH]] sum=[[SUM]] abs_sum=[[ABS]] nonfinite=0
 // COMPARE-NEXT: output 0: bit-identical

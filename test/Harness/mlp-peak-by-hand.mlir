@@ -18,6 +18,8 @@
 // CHECK-NEXT: allocations_per_run: 3
 // CHECK-NEXT: time_ms_median: {{[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$}}
 // CHECK-NEXT: time_ms_min: {{[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$}}
+// CHECK-NEXT: cpu_ms_median: {{[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$}}
+// CHECK-NEXT: cpu_ms_min: {{[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$}}
 // CHECK-NEXT: output 0: tensor<8x16xf32> hash=0x{{[0-9a-f]+}} sum={{.*}} abs_sum={{.*}} nonfinite=0
 // CHECK-NOT:  output 1
 // FIVE: runs: 5

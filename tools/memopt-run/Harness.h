@@ -199,6 +199,7 @@ void harnessExitDescribe(HarnessExit exit, MemoptStringBuffer *out);
 
 typedef struct HarnessRun {
   int64_t timeNanoseconds;
+  int64_t cpuNanoseconds;
   int64_t peakBytes;
   int64_t liveBeforeBytes;
   int64_t liveAfterBytes;
@@ -233,11 +234,15 @@ bool harnessMeasurementParse(const char *text, size_t runs, size_t outputs,
 /// Frees what `measurement` owns.
 void harnessMeasurementDestroy(HarnessMeasurement *measurement);
 
-/// Returns the median run time in milliseconds (mean of the middle two for an even count).
-double harnessMedianMilliseconds(const HarnessMeasurement *measurement);
+/// Which time of a run: wall clock, or the CPU time of the thread that ran it
+/// (unaffected by other processes taking turns on the same cores).
+typedef enum HarnessClock { HarnessWallClock, HarnessCpuClock } HarnessClock;
 
-/// Returns the fastest run time in milliseconds.
-double harnessMinimumMilliseconds(const HarnessMeasurement *measurement);
+/// Returns the median run time on `clock` in milliseconds (mean of the middle two for an even count).
+double harnessMedianMilliseconds(const HarnessMeasurement *measurement, HarnessClock clock);
+
+/// Returns the fastest run time on `clock` in milliseconds.
+double harnessMinimumMilliseconds(const HarnessMeasurement *measurement, HarnessClock clock);
 
 /// Returns the highest peak over the runs.
 int64_t harnessPeakBytes(const HarnessMeasurement *measurement);

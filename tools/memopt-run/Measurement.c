@@ -66,6 +66,7 @@ static bool parseRun(const char *line, size_t length, size_t expectedIndex, Harn
   int64_t index;
   return integerField(line, length, "index", &index) && index == (int64_t)expectedIndex &&
          integerField(line, length, "time_ns", &run->timeNanoseconds) &&
+         integerField(line, length, "cpu_ns", &run->cpuNanoseconds) &&
          integerField(line, length, "peak_bytes", &run->peakBytes) &&
          integerField(line, length, "live_before_bytes", &run->liveBeforeBytes) &&
          integerField(line, length, "live_after_bytes", &run->liveAfterBytes) &&
@@ -169,7 +170,11 @@ static int compareTimes(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double harnessMedianMilliseconds(const HarnessMeasurement *measurement) {
+static int64_t runNanoseconds(const HarnessRun *run, HarnessClock clock) {
+  return clock == HarnessCpuClock ? run->cpuNanoseconds : run->timeNanoseconds;
+}
+
+double harnessMedianMilliseconds(const HarnessMeasurement *measurement, HarnessClock clock) {
   size_t n = measurement->runCount;
   if (n == 0)
     return 0;
@@ -177,18 +182,18 @@ double harnessMedianMilliseconds(const HarnessMeasurement *measurement) {
   if (!times)
     abort();
   for (size_t i = 0; i < n; ++i)
-    times[i] = measurement->runs[i].timeNanoseconds;
+    times[i] = runNanoseconds(&measurement->runs[i], clock);
   qsort(times, n, sizeof *times, compareTimes);
   double median = n % 2 ? (double)times[n / 2] : ((double)times[n / 2 - 1] + (double)times[n / 2]) / 2;
   free(times);
   return median / 1e6;
 }
 
-double harnessMinimumMilliseconds(const HarnessMeasurement *measurement) {
-  int64_t minimum = measurement->runCount ? measurement->runs[0].timeNanoseconds : 0;
+double harnessMinimumMilliseconds(const HarnessMeasurement *measurement, HarnessClock clock) {
+  int64_t minimum = measurement->runCount ? runNanoseconds(&measurement->runs[0], clock) : 0;
   for (size_t i = 1; i < measurement->runCount; ++i)
-    if (measurement->runs[i].timeNanoseconds < minimum)
-      minimum = measurement->runs[i].timeNanoseconds;
+    if (runNanoseconds(&measurement->runs[i], clock) < minimum)
+      minimum = runNanoseconds(&measurement->runs[i], clock);
   return (double)minimum / 1e6;
 }
 
