@@ -152,8 +152,8 @@ static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr
   for (intptr_t i = 0; i < loops; ++i)
     memoptStringBufferAppendCString(script, ", !transform.any_op");
   memoptStringBufferAppendCString(script, ")\n"
-                                          "    transform.apply_dce to %func : !transform.any_op\n"
                                           "    transform.apply_cse to %func : !transform.any_op\n"
+                                          "    transform.apply_dce to %func : !transform.any_op\n"
                                           "    transform.yield\n"
                                           "  }\n"
                                           "}\n");
@@ -217,6 +217,33 @@ static MlirWalkResult untag(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+static bool resultsUnused(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); ++i)
+    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i))))
+      return false;
+  return true;
+}
+
+static MlirWalkResult collectDeadLoop(MlirOperation op, void *userData) {
+  if (memoptOperationIsA(op, "scf.for") && mlirOperationGetNumResults(op) > 0 && resultsUnused(op))
+    *(MlirOperation *)userData = op;
+  return MlirWalkResultAdvance;
+}
+
+/* Erases the loops nested in `nest` whose results nobody uses. Fusion
+ * clones the tile loops of an earlier group that the group reads into its
+ * own loop before CSE redirects the reads to the original; apply_dce keeps
+ * the clone, since it allocates scratchpad tiles. */
+static void eraseDeadLoops(MlirOperation nest) {
+  for (;;) {
+    MlirOperation dead = {NULL};
+    mlirOperationWalk(nest, collectDeadLoop, &dead, MlirWalkPostOrder);
+    if (mlirOperationIsNull(dead) || mlirOperationEqual(dead, nest))
+      return;
+    memoptEraseOp(dead);
+  }
+}
+
 MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   MlirContext context = mlirOperationGetContext(group);
   MlirOperation last = lastOp(group);
@@ -247,6 +274,7 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   for (MlirOperation up = mlirOperationGetParentOperation(outer); !mlirOperationEqual(up, parent);
        up = mlirOperationGetParentOperation(up))
     outer = up;
+  eraseDeadLoops(outer);
   spmLocalizeTiles(outer, inner, lowering);
   return mlirLogicalResultSuccess();
 }
