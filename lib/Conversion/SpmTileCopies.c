@@ -12,7 +12,9 @@
  * - a slice of the loop's destination (the result tile): alloc_tensor, plus
  *   a linalg.copy of the slice when an op reads its initial value (a
  *   convolution accumulating into a filled output);
- * - a slice of a pinned tensor: none, it is in the scratchpad already.
+ * - a slice of a pinned tensor: none, it is in the scratchpad already; nor
+ *   for a slice only inserted into a padded scratchpad tile (that insert
+ *   is the load).
  *
  * The loop's tensor.insert_slice of the result tile (now in memory space N)
  * into its destination is the store; it bufferizes to a memref.copy into
@@ -166,6 +168,30 @@ static bool indicesOutside(MlirOperation op, MlirOperation loop) {
   return true;
 }
 
+/* True when every user of `value` inserts it into a scratchpad tile built by
+ * fillInScratchpad (a padded tile): that insert is the load already. */
+static bool insertedIntoScratchpad(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  if (mlirOpOperandIsNull(use))
+    return false;
+  for (; !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (memoptOperationIsA(user, "tensor.dim"))
+      continue; /* reads the shape only */
+    if (!memoptOperationIsA(user, "tensor.insert_slice") || mlirOpOperandGetOperandNumber(use) != 0)
+      return false;
+    MlirValue destination = mlirOperationGetOperand(user, 1);
+    if (!mlirValueIsAOpResult(destination) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(destination), "linalg.fill"))
+      return false;
+    MlirValue filled = mlirOperationGetOperand(mlirOpResultGetOwner(destination), 1);
+    if (!mlirValueIsAOpResult(filled) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(filled), "bufferization.alloc_tensor"))
+      return false;
+  }
+  return true;
+}
+
 static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperation inner,
                           const SpmLowering *lowering) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
@@ -178,7 +204,8 @@ static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperatio
     localize(slice, !initialValueUnread(mlirOperationGetResult(slice, 0)), lowering);
     return;
   }
-  if (spmLoweringIsPinned(lowering, source) || !definedOutside(source, outer))
+  if (spmLoweringIsPinned(lowering, source) || !definedOutside(source, outer) ||
+      insertedIntoScratchpad(mlirOperationGetResult(slice, 0)))
     return;
   /* A load that does not depend on the tile happens once. */
   if (indicesOutside(slice, outer))

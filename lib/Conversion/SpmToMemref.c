@@ -153,9 +153,13 @@ static MlirValue buildArena(MlirOperation func, int64_t bytes, const SpmLowering
                     (MlirNamedAttribute[]){spmSegmentSizes(context, 2, (int32_t[]){0, 0})}, 1);
 }
 
-/* spm.pin: the pinned value is materialized into its view of the arena. */
-static MlirValue lowerPin(MlirOperation pin, MlirValue arena, const SpmLowering *lowering) {
-  MemoptBuilder builder = memoptBuilderBefore(pin);
+/* spm.pin: the pinned value is materialized into its view of the arena.
+ * The view is made at the function's start, after the arena, so a producer
+ * before the pin can write into it (pinInPlace). Returns the materialization. */
+static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLowering *lowering) {
+  MlirOperation arenaOp = mlirOpResultGetOwner(arena);
+  MemoptBuilder atStart = {mlirOperationGetBlock(arenaOp), mlirOperationGetNextInBlock(arenaOp),
+                           mlirOperationGetLocation(pin)};
   MlirContext context = mlirOperationGetContext(pin);
   MlirType tensorType = mlirValueGetType(mlirOperationGetResult(pin, 0));
   intptr_t rank = mlirShapedTypeGetRank(tensorType);
@@ -169,8 +173,8 @@ static MlirValue lowerPin(MlirOperation pin, MlirValue arena, const SpmLowering 
                         mlirAttributeGetNull(), spmMemorySpace(lowering, context));
   free(shape);
   MlirValue viewOperands[] = {arena,
-                              memoptBuildIndexConstant(&builder, integerAttribute(pin, "offset"))};
-  MlirValue view = spmBuildOp(&builder, "memref.view", viewOperands, 2, viewType, NULL, 0);
+                              memoptBuildIndexConstant(&atStart, integerAttribute(pin, "offset"))};
+  MlirValue view = spmBuildOp(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
   MlirNamedAttribute restrictWritable[] = {
       mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("restrict")),
                             mlirUnitAttrGet(context)),
@@ -178,13 +182,35 @@ static MlirValue lowerPin(MlirOperation pin, MlirValue arena, const SpmLowering 
                             mlirUnitAttrGet(context)),
   };
   MlirValue slot =
-      spmBuildOp(&builder, "bufferization.to_tensor", &view, 1, tensorType, restrictWritable, 2);
+      spmBuildOp(&atStart, "bufferization.to_tensor", &view, 1, tensorType, restrictWritable, 2);
+  MemoptBuilder builder = memoptBuilderBefore(pin);
   MlirValue operands[] = {mlirOperationGetOperand(pin, 0), slot};
   MlirValue pinned = spmBuildOp(&builder, "bufferization.materialize_in_destination", operands, 2,
                                 tensorType, NULL, 0);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(pin, 0), pinned);
   memoptEraseOp(pin);
-  return pinned;
+  return mlirOpResultGetOwner(pinned);
+}
+
+/* When the pinned value is a result of a group's tile loops that start from
+ * a tensor.empty, the loops write their tiles straight into the arena
+ * instead of into an off-chip tensor that is then copied: the loop starts
+ * from the arena view, and the materialization goes. */
+static void pinInPlace(MlirOperation materialize) {
+  MlirValue source = mlirOperationGetOperand(materialize, 0);
+  if (!mlirValueIsAOpResult(source) || !memoptOperationIsA(mlirOpResultGetOwner(source), "scf.for"))
+    return;
+  MlirOperation loop = mlirOpResultGetOwner(source);
+  /* scf.for operands: lower, upper, step, then one init per result. */
+  intptr_t initIndex = 3 + mlirOpResultGetResultNumber(source);
+  MlirValue init = mlirOperationGetOperand(loop, initIndex);
+  if (!mlirValueIsAOpResult(init) || !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty"))
+    return;
+  mlirOperationSetOperand(loop, initIndex, mlirOperationGetOperand(materialize, 1));
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(materialize, 0), source);
+  memoptEraseOp(materialize);
+  if (mlirOpOperandIsNull(mlirValueGetFirstUse(init)))
+    memoptEraseOp(mlirOpResultGetOwner(init));
 }
 
 /* spm.load copies into memory space N, spm.store back to the default one. */
@@ -229,8 +255,9 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
     if (memoptOperationIsA(op, "spm.pin")) {
       if (mlirValueIsNull(arena))
         arena = buildArena(func, arenaBytes, &lowering);
-      spmLoweringAddPinned(&lowering, lowerPin(op, arena, &lowering));
-      ops.ops[i] = (MlirOperation){NULL}; /* erased */
+      MlirOperation materialize = lowerPin(op, arena, &lowering);
+      spmLoweringAddPinned(&lowering, mlirOperationGetResult(materialize, 0));
+      ops.ops[i] = materialize;
     } else if (!memoptOperationIsA(op, "spm.group")) {
       lowerLoadStore(op, &lowering);
       ops.ops[i] = (MlirOperation){NULL};
@@ -238,8 +265,14 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
   }
   /* Groups last: their tiles must know which values are pinned. */
   for (size_t i = 0; i < ops.count && ok; ++i)
-    if (!mlirOperationIsNull(ops.ops[i]))
+    if (!mlirOperationIsNull(ops.ops[i]) && memoptOperationIsA(ops.ops[i], "spm.group")) {
       ok = mlirLogicalResultIsSuccess(spmLowerGroup(ops.ops[i], &lowering));
+      ops.ops[i] = (MlirOperation){NULL}; /* erased */
+    }
+  for (size_t i = 0; i < ops.count && ok; ++i)
+    if (!mlirOperationIsNull(ops.ops[i]) &&
+        memoptOperationIsA(ops.ops[i], "bufferization.materialize_in_destination"))
+      pinInPlace(ops.ops[i]);
   spmLoweringDestroy(&lowering);
   free(ops.ops);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
