@@ -103,7 +103,7 @@ bool spmCheckGroup(MlirOperation group) {
   for (intptr_t d = 0; d < rank; ++d) {
     int64_t size = mlirDenseI64ArrayGetElement(tile, d);
     int64_t extent = mlirShapedTypeGetDimSize(output, d);
-    if (size < 1 || size > extent) {
+    if (size > extent) { /* the verifier has checked size >= 1 */
       cannotLower(group, "tile size %lld of dimension %ld does not fit its extent %lld",
                   (long long)size, (long)d, (long long)extent);
       return false;

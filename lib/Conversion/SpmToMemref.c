@@ -62,23 +62,6 @@ static int64_t integerAttribute(MlirOperation op, const char *name) {
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
 }
 
-/* Bytes of a statically shaped tensor, or -1 when a dimension is dynamic or
- * the element type has no whole-byte size. */
-static int64_t staticTensorBytes(MlirType type) {
-  if (!mlirShapedTypeHasStaticShape(type))
-    return -1;
-  MlirType element = mlirShapedTypeGetElementType(type);
-  int64_t bits = mlirTypeIsAFloat(element)     ? (int64_t)mlirFloatTypeGetWidth(element)
-                 : mlirTypeIsAInteger(element) ? (int64_t)mlirIntegerTypeGetWidth(element)
-                                               : -1;
-  if (bits <= 0 || bits % 8 != 0)
-    return -1;
-  int64_t bytes = bits / 8;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    bytes *= mlirShapedTypeGetDimSize(type, d);
-  return bytes;
-}
-
 /* Emits "'<op>' op cannot be lowered to memref: <message>" at `op`. */
 static void cannotLower(MlirOperation op, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -95,26 +78,18 @@ static void cannotLower(MlirOperation op, const char *format, ...) {
   memoptStringBufferDestroy(&message);
 }
 
-/* Checks an spm.pin against the arena: static shape, its bytes within its
- * `size`, and [offset, offset + size) inside the first `arenaBytes` bytes
- * (arenaBytes 0: no limit). */
+/* Checks an spm.pin against the arena: a static shape (the verifier has
+ * checked that `size` holds it), and [offset, offset + size) inside the first
+ * `arenaBytes` bytes (0: no limit). */
 static bool checkPin(MlirOperation pin, int64_t arenaBytes) {
   int64_t offset = integerAttribute(pin, "offset");
   int64_t size = integerAttribute(pin, "size");
-  int64_t bytes = staticTensorBytes(mlirValueGetType(mlirOperationGetResult(pin, 0)));
-  if (bytes < 0) {
-    cannotLower(pin, "a pinned tensor needs a static shape and a whole-byte element type");
-    return false;
-  }
-  if (offset < 0 || size < bytes) {
-    cannotLower(pin,
-                "offset %lld and size %lld do not hold the tensor's %lld bytes",
-                (long long)offset, (long long)size, (long long)bytes);
+  if (!mlirShapedTypeHasStaticShape(mlirValueGetType(mlirOperationGetResult(pin, 0)))) {
+    cannotLower(pin, "a pinned tensor needs a static shape");
     return false;
   }
   if (arenaBytes > 0 && offset > arenaBytes - size) {
-    cannotLower(pin,
-                "bytes [%lld, %lld) lie outside the scratchpad of spm-bytes=%lld",
+    cannotLower(pin, "bytes [%lld, %lld) lie outside the scratchpad of spm-bytes=%lld",
                 (long long)offset, (long long)(offset + size), (long long)arenaBytes);
     return false;
   }
