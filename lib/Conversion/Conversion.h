@@ -33,8 +33,10 @@ extern const MemoptPassInfo memoptPlaceToShardPass;
 /// memory space `memorySpace`, loads and stores to copies, groups to tile
 /// loops that compute in that memory space. Emits an error on each op it
 /// cannot lower and then fails; the IR is unchanged unless upstream tiling
-/// itself fails.
-MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes);
+/// itself fails. With `reportCopies`, emits a remark with the bytes the
+/// lowered program copies between off-chip memory and the scratchpad.
+MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes,
+                                 bool reportCopies);
 
 /// spm-to-memref: the pass that runs memoptLowerSpm on each function (SpmToMemref.c).
 extern const MemoptPassInfo memoptSpmToMemrefPass;

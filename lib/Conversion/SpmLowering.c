@@ -26,10 +26,21 @@ bool spmLoweringIsPinned(const SpmLowering *lowering, MlirValue value) {
   return false;
 }
 
+void spmLoweringAddCopy(SpmLowering *lowering, MlirOperation op, SpmCopyKind kind,
+                        MlirOperation nest) {
+  if (lowering->copyCount == lowering->copyCapacity) {
+    lowering->copyCapacity = lowering->copyCapacity ? 2 * lowering->copyCapacity : 16;
+    lowering->copies = realloc(lowering->copies, sizeof *lowering->copies * lowering->copyCapacity);
+    if (!lowering->copies)
+      abort();
+  }
+  lowering->copies[lowering->copyCount++] = (SpmCopySite){op, kind, nest};
+}
+
 void spmLoweringDestroy(SpmLowering *lowering) {
   free(lowering->pinned);
-  lowering->pinned = NULL;
-  lowering->pinnedCount = lowering->pinnedCapacity = 0;
+  free(lowering->copies);
+  *lowering = (SpmLowering){.memorySpace = lowering->memorySpace, .func = lowering->func};
 }
 
 MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context) {

@@ -12,15 +12,55 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/// The lowering of one function: its target memory space and the tensors
-/// already placed in the pin arena (which tiles read without copying).
+/// What a copy site moves between off-chip memory and the scratchpad.
+typedef enum SpmCopyKind {
+  SpmCopyNone,
+  SpmCopyTileLoad,        /* a tile of a feature map read by a group (tensor.extract_slice) */
+  SpmCopyTileStore,       /* a result tile written to its destination (tensor.insert_slice) */
+  SpmCopyDestinationLoad, /* the initial value of a result tile (tensor.extract_slice) */
+  SpmCopyWeightLoad,      /* a tensor every tile reads, loaded once (tensor.extract_slice) */
+  SpmCopyExplicit,        /* spm.load or spm.store (linalg.copy) */
+} SpmCopyKind;
+
+/// One copy site of the lowered program and the tile loop nest it is in
+/// (null: it runs once).
+typedef struct SpmCopySite {
+  MlirOperation op;
+  SpmCopyKind kind;
+  MlirOperation nest;
+} SpmCopySite;
+
+/// Bytes the lowered program copies between off-chip memory and the
+/// scratchpad, by kind (spmCountCopies).
+typedef struct SpmCopyTotals {
+  uint64_t loadedBytes;   /* feature-map tiles loaded, halos included */
+  uint64_t storedBytes;   /* result tiles stored off-chip (not those written into a pin) */
+  uint64_t weightBytes;   /* tensors loaded once per group */
+  uint64_t explicitBytes; /* spm.load and spm.store */
+} SpmCopyTotals;
+
+/// The lowering of one function: its target memory space, the tensors
+/// already placed in the pin arena (which tiles read without copying), and
+/// the copy sites it created.
 typedef struct SpmLowering {
   int64_t memorySpace;
   MlirOperation func;
   MlirValue *pinned;
   size_t pinnedCount;
   size_t pinnedCapacity;
+  SpmCopySite *copies;
+  size_t copyCount;
+  size_t copyCapacity;
 } SpmLowering;
+
+/// Records a copy site.
+void spmLoweringAddCopy(SpmLowering *lowering, MlirOperation op, SpmCopyKind kind,
+                        MlirOperation nest);
+
+/// Runs the lowered tile loop nests symbolically and fills `totals` with
+/// the bytes their copy sites move. Returns false when some loop bound or
+/// slice size could not be evaluated (those copies are left out).
+bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals);
 
 /// Records `value` as living in the pin arena.
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value);
@@ -69,7 +109,8 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering);
 /// tiled ops) so every tile computes in the scratchpad: slices of off-chip
 /// tensors are copied in (once before the nest when they do not depend on
 /// the tile), intermediate and result tiles get scratchpad buffers, and each
-/// result tile is copied out into the loop's destination.
-void spmLocalizeTiles(MlirOperation outer, MlirOperation inner, const SpmLowering *lowering);
+/// result tile is copied out into the loop's destination. Records the copy
+/// sites in `lowering`.
+void spmLocalizeTiles(MlirOperation outer, MlirOperation inner, SpmLowering *lowering);
 
 #endif /* MEMOPT_CONVERSION_SPMLOWERING_H */

@@ -50,6 +50,7 @@ static void append(OpList *list, MlirOperation op) {
 typedef struct Found {
   MlirOperation inner;
   OpList slices;  /* tensor.extract_slice anywhere in the innermost loop */
+  OpList stores;  /* tensor.insert_slice of a result tile into the loop's destination */
   OpList fills;   /* tensor.pad and tensor.generate of one value defined outside them */
 } Found;
 
@@ -81,6 +82,9 @@ static MlirWalkResult findSlices(MlirOperation op, void *userData) {
   Found *found = userData;
   if (memoptOperationIsA(op, "tensor.extract_slice"))
     append(&found->slices, op);
+  else if (memoptOperationIsA(op, "tensor.insert_slice") &&
+           isIterArg(mlirOperationGetOperand(op, 1), found->inner))
+    append(&found->stores, op);
   else if ((memoptOperationIsA(op, "tensor.pad") || memoptOperationIsA(op, "tensor.generate")) &&
            !mlirValueIsNull(fillValue(op)))
     append(&found->fills, op);
@@ -193,7 +197,7 @@ static bool insertedIntoScratchpad(MlirValue value) {
 }
 
 static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperation inner,
-                          const SpmLowering *lowering) {
+                          SpmLowering *lowering) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
   if (mlirValueIsAOpResult(source) &&
       memoptOperationIsA(mlirOpResultGetOwner(source), "tensor.empty")) {
@@ -201,15 +205,25 @@ static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperatio
     return;
   }
   if (isIterArg(source, inner)) {
-    localize(slice, !initialValueUnread(mlirOperationGetResult(slice, 0)), lowering);
+    bool read = !initialValueUnread(mlirOperationGetResult(slice, 0));
+    if (read)
+      spmLoweringAddCopy(lowering, slice, SpmCopyDestinationLoad, outer);
+    localize(slice, read, lowering);
     return;
   }
-  if (spmLoweringIsPinned(lowering, source) || !definedOutside(source, outer) ||
-      insertedIntoScratchpad(mlirOperationGetResult(slice, 0)))
+  if (spmLoweringIsPinned(lowering, source) || !definedOutside(source, outer))
     return;
+  if (insertedIntoScratchpad(mlirOperationGetResult(slice, 0))) {
+    spmLoweringAddCopy(lowering, slice, SpmCopyTileLoad, outer);
+    return;
+  }
   /* A load that does not depend on the tile happens once. */
-  if (indicesOutside(slice, outer))
+  if (indicesOutside(slice, outer)) {
     mlirOperationMoveBefore(slice, outer);
+    spmLoweringAddCopy(lowering, slice, SpmCopyWeightLoad, (MlirOperation){NULL});
+  } else {
+    spmLoweringAddCopy(lowering, slice, SpmCopyTileLoad, outer);
+  }
   localize(slice, true, lowering);
 }
 
@@ -315,13 +329,16 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
   memoptEraseOp(op);
 }
 
-void spmLocalizeTiles(MlirOperation outer, MlirOperation inner, const SpmLowering *lowering) {
-  Found found = {inner, {NULL, 0, 0}, {NULL, 0, 0}};
+void spmLocalizeTiles(MlirOperation outer, MlirOperation inner, SpmLowering *lowering) {
+  Found found = {inner, {NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}};
   mlirOperationWalk(inner, findSlices, &found, MlirWalkPreOrder);
   for (size_t i = 0; i < found.fills.count; ++i)
     fillInScratchpad(found.fills.ops[i], lowering);
   for (size_t i = 0; i < found.slices.count; ++i)
     localizeSlice(found.slices.ops[i], outer, inner, lowering);
+  for (size_t i = 0; i < found.stores.count; ++i)
+    spmLoweringAddCopy(lowering, found.stores.ops[i], SpmCopyTileStore, outer);
   free(found.slices.ops);
+  free(found.stores.ops);
   free(found.fills.ops);
 }

@@ -189,7 +189,7 @@ static void pinInPlace(MlirOperation materialize) {
 }
 
 /* spm.load copies into memory space N, spm.store back to the default one. */
-static void lowerLoadStore(MlirOperation op, const SpmLowering *lowering) {
+static void lowerLoadStore(MlirOperation op, SpmLowering *lowering) {
   MemoptBuilder builder = memoptBuilderBefore(op);
   MlirValue source = mlirOperationGetOperand(op, 0);
   MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
@@ -197,11 +197,35 @@ static void lowerLoadStore(MlirOperation op, const SpmLowering *lowering) {
                               ? spmBuildAllocTensor(&builder, type, NULL, 0, lowering)
                               : memoptBuildTensorEmpty(&builder, type, NULL, 0);
   MlirValue copied = spmBuildCopy(&builder, source, destination);
+  spmLoweringAddCopy(lowering, mlirOpResultGetOwner(copied), SpmCopyExplicit, (MlirOperation){NULL});
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), copied);
   memoptEraseOp(op);
 }
 
-MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes) {
+/* Emits a remark at `func` with the bytes its copy sites move. */
+static void reportCopiedBytes(MlirOperation func, const SpmLowering *lowering) {
+  SpmCopyTotals totals;
+  bool complete = spmCountCopies(lowering, &totals);
+  MlirStringRef name = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name")));
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(
+      &message,
+      "spm-to-memref: @%.*s: copies %llu feature-map bytes between off-chip memory and the "
+      "scratchpad (%llu loaded, halos included; %llu stored), %llu weight bytes, %llu through "
+      "spm.load/spm.store%s",
+      (int)name.length, name.data,
+      (unsigned long long)(totals.loadedBytes + totals.storedBytes),
+      (unsigned long long)totals.loadedBytes, (unsigned long long)totals.storedBytes,
+      (unsigned long long)totals.weightBytes, (unsigned long long)totals.explicitBytes,
+      complete ? "" : "; some loop bounds or tile sizes are unknown, their copies left out");
+  memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark,
+                       memoptStringBufferGet(&message));
+  memoptStringBufferDestroy(&message);
+}
+
+MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes,
+                                 bool reportCopies) {
   if (mlirLogicalResultIsFailure(memoptVerifyOps(func)))
     return mlirLogicalResultFailure();
   SpmOps ops = {NULL, 0, 0};
@@ -248,6 +272,8 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
     if (!mlirOperationIsNull(ops.ops[i]) &&
         memoptOperationIsA(ops.ops[i], "bufferization.materialize_in_destination"))
       pinInPlace(ops.ops[i]);
+  if (ok && reportCopies)
+    reportCopiedBytes(func, &lowering);
   spmLoweringDestroy(&lowering);
   free(ops.ops);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
@@ -260,11 +286,16 @@ static const MemoptPassOptionInfo spmToMemrefOptions[] = {
     {"spm-bytes", MemoptOptionBytes, "0",
      "size of the pin arena; pins must lie inside it (0: up to the highest pin end)", NULL, 0,
      9e18},
+    {"report-copies", MemoptOptionBool, "false",
+     "remark per function: bytes the lowered program copies between off-chip memory and the "
+     "scratchpad",
+     NULL, 0, 0},
 };
 
 static MlirLogicalResult runSpmToMemref(MlirOperation op, const MemoptPassOptions *options) {
   return memoptLowerSpm(op, memoptPassOptionsGetInteger(options, "memory-space"),
-                        memoptPassOptionsGetInteger(options, "spm-bytes"));
+                        memoptPassOptionsGetInteger(options, "spm-bytes"),
+                        memoptPassOptionsGetBool(options, "report-copies"));
 }
 
 static MlirDialectHandle (*const spmToMemrefDialects[])(void) = {
