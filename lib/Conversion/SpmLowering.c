@@ -94,20 +94,30 @@ MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
                     attributes, attributeCount);
 }
 
-MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination) {
+/* Creates the named linalg op `name` with one input and one init. */
+static MlirValue buildNamedUnary(const MemoptBuilder *builder, const char *name, MlirValue source,
+                                 MlirValue destination) {
   MlirContext context = mlirLocationGetContext(builder->location);
   MlirType type = mlirValueGetType(destination);
   MlirValue operands[] = {source, destination};
   MlirNamedAttribute segments = spmSegmentSizes(context, 2, (int32_t[]){1, 1});
   MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.copy"), builder->location);
+      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
   mlirOperationStateAddOperands(&state, 2, operands);
   mlirOperationStateAddResults(&state, 1, &type);
   mlirOperationStateAddAttributes(&state, 1, &segments);
   MlirRegion region = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation copy = insert(builder, &state);
+  MlirOperation op = insert(builder, &state);
   /* A named linalg op's body is implied by its name: let upstream build it. */
-  mlirLinalgFillBuiltinNamedOpRegion(copy);
-  return mlirOperationGetResult(copy, 0);
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(op, 0);
+}
+
+MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue destination) {
+  return buildNamedUnary(builder, "linalg.fill", value, destination);
+}
+
+MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination) {
+  return buildNamedUnary(builder, "linalg.copy", source, destination);
 }

@@ -90,6 +90,9 @@ MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
                               const MlirValue *dynamicSizes, intptr_t dynamicSizeCount,
                               const SpmLowering *lowering);
 
+/// Creates `linalg.fill ins(value) outs(destination)`; returns its result.
+MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue destination);
+
 /// Creates `linalg.copy ins(source) outs(destination)`; returns its result.
 MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination);
 

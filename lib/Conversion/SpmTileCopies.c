@@ -273,19 +273,7 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
     }
   }
   MlirValue buffer = spmBuildAllocTensor(&builder, type, sizes, dynamicCount, lowering);
-  MlirValue fillOperands[] = {fillValue(op), buffer};
-  MlirNamedAttribute segments = spmSegmentSizes(context, 2, (int32_t[]){1, 1});
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.fill"), builder.location);
-  mlirOperationStateAddOperands(&state, 2, fillOperands);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 1, &segments);
-  MlirRegion region = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation fill = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(builder.block, builder.before, fill);
-  mlirLinalgFillBuiltinNamedOpRegion(fill);
-  MlirValue filled = mlirOperationGetResult(fill, 0);
+  MlirValue filled = spmBuildFill(&builder, fillValue(op), buffer);
   if (memoptOperationIsA(op, "tensor.pad")) {
     /* insert_slice source into filled at lows, sizes of the source. */
     MlirValue source = mlirOperationGetOperand(op, 0);

@@ -26,7 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char tileRootAttribute[] = "memopt.spm_tile_root";
+/* Temporary tags the transform script matches, removed after each group. */
+static const char tileRootAttribute[] = "memopt.spm_tile_root";    /* the op to tile */
+static const char fuseAttribute[] = "memopt.spm_fuse";              /* its producers to fuse */
+static const char groupOpAttribute[] = "memopt.spm_group_op";      /* an op of the group */
+static const char pendingRootAttribute[] = "memopt.spm_next_root"; /* an output still to tile */
 
 static MlirAttribute tileOf(MlirOperation group) {
   return mlirOperationGetAttributeByName(group, mlirStringRefCreateFromCString("tile"));
@@ -116,16 +120,53 @@ bool spmCheckGroup(MlirOperation group) {
   return true;
 }
 
-/* Moves the body of `group` before it and replaces its results by the
- * values it yielded. */
-static void inlineGroup(MlirOperation group) {
+/* Gives each user of a tensor.empty its own copy. Upstream fusion crashes
+ * (MLIR 22) when one empty tensor is the destination of both the tiled op and
+ * a producer fused into its loop, as in a squeeze-and-excitation block. */
+static void unshareEmpty(MlirOperation empty) {
+  MlirValue value = mlirOperationGetResult(empty, 0);
+  /* Every use but the first gets a clone, each taken from the head of the
+   * use list (the list changes as uses move). */
+  for (;;) {
+    MlirOpOperand first = mlirValueGetFirstUse(value);
+    if (mlirOpOperandIsNull(first) || mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)))
+      return;
+    MlirOperation copy = mlirOperationClone(empty);
+    mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(empty), empty, copy);
+    mlirOperationSetOperand(mlirOpOperandGetOwner(first), mlirOpOperandGetOperandNumber(first),
+                            mlirOperationGetResult(copy, 0));
+  }
+}
+
+/* Moves the body of `group` before it, tagging every op with
+ * `groupOpAttribute`, and replaces its results by the values it yielded.
+ * Tags the op defining each yielded value other than `last` (a linalg op of
+ * one result) as a pending root: its output is tiled after the last op's. */
+static void inlineGroup(MlirOperation group, MlirOperation last) {
+  MlirContext context = mlirOperationGetContext(group);
   MlirBlock body = memoptSingleBlock(group);
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirBlock block = mlirOperationGetBlock(group);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(yield); ++i) {
+    MlirValue value = mlirOperationGetOperand(yield, i);
+    if (!mlirValueIsAOpResult(value))
+      continue;
+    MlirOperation producer = mlirOpResultGetOwner(value);
+    if (!mlirOperationEqual(producer, last) && isLinalgOp(producer) &&
+        mlirOperationGetNumResults(producer) == 1 &&
+        mlirShapedTypeHasStaticShape(mlirValueGetType(value)) &&
+        mlirOperationGetParentOperation(producer).ptr == group.ptr)
+      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(pendingRootAttribute),
+                                      mlirUnitAttrGet(context));
+  }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, yield);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationRemoveFromParent(op);
     mlirBlockInsertOwnedOperationBefore(block, group, op);
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(groupOpAttribute),
+                                    mlirUnitAttrGet(context));
+    if (memoptOperationIsA(op, "tensor.empty"))
+      unshareEmpty(op);
     op = next;
   }
   for (intptr_t i = 0; i < mlirOperationGetNumResults(group); ++i)
@@ -134,54 +175,122 @@ static void inlineGroup(MlirOperation group) {
   memoptEraseOp(group);
 }
 
-/* Writes the transform script tiling the tagged op by `sizes` (one per loop
- * of it, 0: not tiled) with `loops` nonzero sizes. */
+static bool hasAttribute(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
+/* The number of inputs (`ins`) of a linalg op; its inits follow them. */
+static intptr_t inputCount(MlirOperation op) {
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  return mlirAttributeIsNull(segments) ? mlirOperationGetNumOperands(op)
+                                       : mlirDenseI32ArrayGetElement(segments, 0);
+}
+
+/* Tags with `fuseAttribute` the ops of the group, in `block`, that `root`
+ * reads through other such ops and that tiling can fuse (linalg ops and
+ * pads): the producers fused into root's tile loop. Ops outside the group
+ * (earlier groups' loops, pins, ops of no group) are left alone, so each
+ * group computes its own layers only. Returns how many were tagged. */
+static size_t tagProducers(MlirOperation root, MlirBlock block) {
+  MlirContext context = mlirOperationGetContext(root);
+  size_t count = 0, capacity = 16, tagged = 0;
+  MlirOperation *stack = malloc(sizeof *stack * capacity);
+  if (!stack)
+    abort();
+  stack[count++] = root;
+  while (count > 0) {
+    MlirOperation op = stack[--count];
+    /* Root's destination becomes the loop's: fuseDestinationFill handles it. */
+    intptr_t operands = mlirOperationEqual(op, root) ? inputCount(root)
+                                                     : mlirOperationGetNumOperands(op);
+    for (intptr_t i = 0; i < operands; ++i) {
+      MlirValue operand = mlirOperationGetOperand(op, i);
+      if (!mlirValueIsAOpResult(operand))
+        continue;
+      MlirOperation producer = mlirOpResultGetOwner(operand);
+      if (!mlirBlockEqual(mlirOperationGetBlock(producer), block) ||
+          !hasAttribute(producer, groupOpAttribute) || hasAttribute(producer, fuseAttribute) ||
+          !(isLinalgOp(producer) || memoptOperationIsA(producer, "tensor.pad")))
+        continue;
+      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(fuseAttribute),
+                                      mlirUnitAttrGet(context));
+      ++tagged;
+      if (count == capacity) {
+        capacity *= 2;
+        stack = realloc(stack, sizeof *stack * capacity);
+        if (!stack)
+          abort();
+      }
+      stack[count++] = producer;
+    }
+  }
+  free(stack);
+  return tagged;
+}
+
+/* Writes the transform script tiling the op tagged `tileRootAttribute` by
+ * `sizes` (one per loop of it, 0: not tiled; `loops` are not 0) and fusing
+ * the ops tagged `fuseAttribute` (when `fuse`) into the innermost loop. */
 static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr_t count,
-                        intptr_t loops) {
+                        intptr_t loops, bool fuse) {
   memoptStringBufferAppendFormat(
       script,
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @__transform_main(%%func: !transform.any_op) {\n"
       "    %%root = transform.structured.match attributes {%s} in %%func"
       " : (!transform.any_op) -> !transform.any_op\n"
-      "    %%tiled, %%loops:%ld = transform.structured.fuse %%root tile_sizes [",
+      "    %%tiled, %%loops:%ld = transform.structured.tile_using_for %%root tile_sizes [",
       tileRootAttribute, (long)loops);
   for (intptr_t i = 0; i < count; ++i)
     memoptStringBufferAppendFormat(script, "%s%lld", i ? ", " : "", (long long)sizes[i]);
   memoptStringBufferAppendCString(script, "] : (!transform.any_op) -> (!transform.any_op");
   for (intptr_t i = 0; i < loops; ++i)
     memoptStringBufferAppendCString(script, ", !transform.any_op");
-  memoptStringBufferAppendCString(script, ")\n"
-                                          "    transform.apply_cse to %func : !transform.any_op\n"
+  memoptStringBufferAppendCString(script, ")\n");
+  if (fuse)
+    memoptStringBufferAppendFormat(
+        script,
+        "    %%producers = transform.structured.match attributes {%s} in %%func"
+        " : (!transform.any_op) -> !transform.any_op\n"
+        "    %%fused, %%loop = transform.structured.fuse_into_containing_op %%producers into "
+        "%%loops#%ld : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
+        "!transform.any_op)\n",
+        fuseAttribute, (long)(loops - 1));
+  memoptStringBufferAppendCString(script, "    transform.apply_cse to %func : !transform.any_op\n"
                                           "    transform.apply_dce to %func : !transform.any_op\n"
                                           "    transform.yield\n"
                                           "  }\n"
                                           "}\n");
 }
 
-/* The tile sizes of each loop of `last` for the group's `tile`: the tiled
- * dimensions of the output; when `tile` covers the whole output, its first
- * dimension whole, so every group has a loop (of one tile) to localize.
+/* The tile sizes of each loop of `root` for the group's `tile`, clipped to
+ * root's output (a secondary output may be smaller); a dimension that is not
+ * a plain loop of root stays whole. When nothing is tiled, the first
+ * dimension is, whole, so every output has a loop (of one tile) to localize.
  * Returns the number of loops; `loops` receives how many are tiled. */
-static intptr_t tileSizes(MlirOperation last, MlirAttribute tile, int64_t **sizes,
+static intptr_t tileSizes(MlirOperation root, MlirAttribute tile, int64_t **sizes,
                           intptr_t *loops) {
-  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(last);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(root);
   intptr_t count = mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
   *sizes = calloc((size_t)(count > 0 ? count : 1), sizeof **sizes);
   if (!*sizes)
     abort();
-  MlirType output = mlirValueGetType(mlirOperationGetResult(last, 0));
+  MlirType output = mlirValueGetType(mlirOperationGetResult(root, 0));
   *loops = 0;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(output); ++d) {
+  intptr_t rank = mlirShapedTypeGetRank(output);
+  for (intptr_t d = 0; d < rank && d < mlirDenseArrayGetNumElements(tile); ++d) {
     int64_t size = mlirDenseI64ArrayGetElement(tile, d);
-    if (size < mlirShapedTypeGetDimSize(output, d)) {
-      (*sizes)[loopOfResultDim(last, d)] = size;
+    intptr_t loop = loopOfResultDim(root, d);
+    if (size < mlirShapedTypeGetDimSize(output, d) && loop >= 0) {
+      (*sizes)[loop] = size;
       ++*loops;
     }
   }
   if (*loops == 0) {
-    intptr_t loop = loopOfResultDim(last, 0);
-    (*sizes)[loop >= 0 ? loop : 0] = mlirShapedTypeGetDimSize(output, 0);
+    intptr_t loop = rank > 0 ? loopOfResultDim(root, 0) : -1;
+    (*sizes)[loop >= 0 ? loop : 0] = rank > 0 ? mlirShapedTypeGetDimSize(output, 0) : 1;
     *loops = 1;
   }
   return count;
@@ -202,18 +311,33 @@ static MlirLogicalResult applyScript(MlirOperation func, const char *script) {
   return result;
 }
 
-typedef struct TaggedSearch {
-  MlirIdentifier tag;
-  MlirOperation found; /* the tagged op inside a loop */
-} TaggedSearch;
+/* Removing tags after a step; remembers the tiled root (the op tagged
+ * `tileRootAttribute` inside a loop) and the first pending root left in
+ * `block`. */
+typedef struct Untag {
+  MlirBlock block;
+  bool groupDone; /* also remove groupOpAttribute and pendingRootAttribute */
+  MlirOperation tiledRoot;
+  MlirOperation pendingRoot;
+} Untag;
+
+static bool removeAttribute(MlirOperation op, const char *name) {
+  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
 
 static MlirWalkResult untag(MlirOperation op, void *userData) {
-  TaggedSearch *search = userData;
-  if (!mlirOperationRemoveAttributeByName(op, mlirIdentifierStr(search->tag)))
-    return MlirWalkResultAdvance;
-  MlirOperation parent = mlirOperationGetParentOperation(op);
-  if (memoptOperationIsA(parent, "scf.for"))
-    search->found = op;
+  Untag *untag = userData;
+  removeAttribute(op, fuseAttribute);
+  if (removeAttribute(op, tileRootAttribute) &&
+      memoptOperationIsA(mlirOperationGetParentOperation(op), "scf.for"))
+    untag->tiledRoot = op;
+  if (untag->groupDone) {
+    removeAttribute(op, groupOpAttribute);
+    removeAttribute(op, pendingRootAttribute);
+  } else if (mlirOperationIsNull(untag->pendingRoot) && hasAttribute(op, pendingRootAttribute) &&
+             mlirBlockEqual(mlirOperationGetBlock(op), untag->block)) {
+    untag->pendingRoot = op;
+  }
   return MlirWalkResultAdvance;
 }
 
@@ -230,10 +354,8 @@ static MlirWalkResult collectDeadLoop(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-/* Erases the loops nested in `nest` whose results nobody uses. Fusion
- * clones the tile loops of an earlier group that the group reads into its
- * own loop before CSE redirects the reads to the original; apply_dce keeps
- * the clone, since it allocates scratchpad tiles. */
+/* Erases the loops nested in `nest` whose results nobody uses: apply_dce
+ * keeps such a loop when it allocates scratchpad tiles. */
 static void eraseDeadLoops(MlirOperation nest) {
   for (;;) {
     MlirOperation dead = {NULL};
@@ -244,37 +366,110 @@ static void eraseDeadLoops(MlirOperation nest) {
   }
 }
 
-MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
-  MlirContext context = mlirOperationGetContext(group);
-  MlirOperation last = lastOp(group);
-  MlirOperation parent = mlirOperationGetParentOperation(group);
-  MlirLocation location = mlirOperationGetLocation(group);
+/* After tiling, the loop nest starts from root's init. When that is a
+ * linalg.fill of a tensor.empty (a convolution's zeroed accumulator), the
+ * nest starts from the empty tensor instead and each tile fills its own
+ * slice, so the zeros are made in the scratchpad and never loaded. */
+static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, MlirOperation outer) {
+  MlirValue init = mlirOperationGetOperand(tiledRoot, inputCount(tiledRoot));
+  if (!mlirValueIsAOpResult(init) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
+    return;
+  MlirOperation slice = mlirOpResultGetOwner(init);
+  MlirValue carried = mlirOperationGetOperand(slice, 0);
+  /* Up the nest to the outermost loop's init. */
+  MlirOperation loop = inner;
+  for (;;) {
+    if (!mlirValueIsABlockArgument(carried) ||
+        !mlirBlockEqual(mlirBlockArgumentGetOwner(carried), memoptSingleBlock(loop)) ||
+        mlirBlockArgumentGetArgNumber(carried) == 0)
+      return;
+    /* scf.for operands: lower, upper, step, then the inits of iter_args 1... */
+    intptr_t initIndex = 2 + mlirBlockArgumentGetArgNumber(carried);
+    MlirValue loopInit = mlirOperationGetOperand(loop, initIndex);
+    if (mlirOperationEqual(loop, outer)) {
+      if (!mlirValueIsAOpResult(loopInit))
+        return;
+      MlirOperation fill = mlirOpResultGetOwner(loopInit);
+      if (!memoptOperationIsA(fill, "linalg.fill") ||
+          !mlirOpOperandIsNull(mlirOpOperandGetNextUse(mlirValueGetFirstUse(loopInit))))
+        return;
+      mlirOperationSetOperand(loop, initIndex, mlirOperationGetOperand(fill, 1));
+      MemoptBuilder builder = {mlirOperationGetBlock(slice), mlirOperationGetNextInBlock(slice),
+                               mlirOperationGetLocation(fill)};
+      MlirValue filled = spmBuildFill(&builder, mlirOperationGetOperand(fill, 0),
+                                      mlirOperationGetResult(slice, 0));
+      mlirOperationSetOperand(tiledRoot, inputCount(tiledRoot), filled);
+      memoptEraseOp(fill);
+      return;
+    }
+    carried = loopInit;
+    loop = mlirOperationGetParentOperation(loop);
+  }
+}
+
+/* Tiles `root` (in `block`, directly under `parent`) with its producers of
+ * the group, then localizes its tiles. On success sets `pendingRoot` to the
+ * next output of the group to tile, if any. */
+static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, MlirOperation parent,
+                     SpmLowering *lowering, MlirOperation *pendingRoot) {
+  MlirContext context = mlirOperationGetContext(root);
   int64_t *sizes;
   intptr_t loops;
-  intptr_t count = tileSizes(last, tileOf(group), &sizes, &loops);
-  inlineGroup(group);
-  mlirOperationSetAttributeByName(last, mlirStringRefCreateFromCString(tileRootAttribute),
+  intptr_t count = tileSizes(root, tile, &sizes, &loops);
+  removeAttribute(root, pendingRootAttribute);
+  mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
+  bool fuse = tagProducers(root, block) > 0;
   MemoptStringBuffer script = memoptStringBufferCreate();
-  writeScript(&script, sizes, count, loops);
+  writeScript(&script, sizes, count, loops, fuse);
   free(sizes);
   MlirLogicalResult tiled = applyScript(lowering->func, memoptStringBufferGet(&script));
   memoptStringBufferDestroy(&script);
 
-  TaggedSearch search = {mlirIdentifierGet(context, mlirStringRefCreateFromCString(tileRootAttribute)),
-                         {NULL}};
-  mlirOperationWalk(lowering->func, untag, &search, MlirWalkPreOrder);
-  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(search.found)) {
-    mlirEmitError(location, "'spm.group' op cannot be lowered to memref: upstream tile-and-fuse "
-                            "failed on its last op");
-    return mlirLogicalResultFailure();
-  }
-  MlirOperation inner = mlirOperationGetParentOperation(search.found);
+  Untag untagged = {block, false, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &untagged, MlirWalkPreOrder);
+  *pendingRoot = untagged.pendingRoot;
+  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(untagged.tiledRoot))
+    return false;
+  MlirOperation inner = mlirOperationGetParentOperation(untagged.tiledRoot);
   MlirOperation outer = inner;
   for (MlirOperation up = mlirOperationGetParentOperation(outer); !mlirOperationEqual(up, parent);
        up = mlirOperationGetParentOperation(up))
     outer = up;
   eraseDeadLoops(outer);
+  fuseDestinationFill(untagged.tiledRoot, inner, outer);
   spmLocalizeTiles(outer, inner, lowering);
+  return true;
+}
+
+MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
+  MlirOperation last = lastOp(group);
+  MlirOperation parent = mlirOperationGetParentOperation(group);
+  MlirBlock block = mlirOperationGetBlock(group);
+  MlirLocation location = mlirOperationGetLocation(group);
+  MlirAttribute tile = tileOf(group);
+  inlineGroup(group, last);
+  /* The other outputs the group yields first, each in its own tile loop,
+   * then the last op's: its loop then reads them as it reads any tensor
+   * made before it, instead of recomputing them. (Fusing a producer that
+   * other ops also use crashes upstream fusion in MLIR 22 on
+   * squeeze-and-excitation blocks.) */
+  bool ok = true;
+  Untag first = {block, false, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &first, MlirWalkPreOrder);
+  for (MlirOperation root = first.pendingRoot; ok && !mlirOperationIsNull(root);)
+    ok = tileRoot(root, tile, block, parent, lowering, &root);
+  if (ok) {
+    MlirOperation none;
+    ok = tileRoot(last, tile, block, parent, lowering, &none);
+  }
+  Untag done = {block, true, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &done, MlirWalkPreOrder);
+  if (!ok) {
+    mlirEmitError(location, "'spm.group' op cannot be lowered to memref: upstream tiling and "
+                            "fusion failed on one of its outputs");
+    return mlirLogicalResultFailure();
+  }
   return mlirLogicalResultSuccess();
 }

@@ -13,7 +13,6 @@
 // CHECK:         %[[OFFSET:.*]] = arith.constant 1024 : index
 // CHECK:         %[[VIEW:.*]] = memref.view %[[ARENA]][%[[OFFSET]]][] : memref<4096xi8, 1> to memref<1x8x8x8xf32, 1>
 // CHECK:         %[[PINNED:.*]] = bufferization.to_tensor %[[VIEW]] restrict writable
-// CHECK:         %[[OFFCHIP:.*]] = tensor.empty() : tensor<1x8x8x8xf32>
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK:         %[[WSLICE:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [3, 3, 4, 8]
 // CHECK:         %[[WBUF:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<3x3x4x8xf32>
@@ -36,6 +35,7 @@
 // CHECK:           scf.yield %[[STORED]]
 // CHECK:         }
 // CHECK-NOT:     materialize_in_destination
+// CHECK:         %[[OFFCHIP:.*]] = tensor.empty() : tensor<1x8x8x8xf32>
 // CHECK:         %[[C4:.*]] = arith.constant 4 : index
 // CHECK:         %[[H:.*]] = scf.for %[[ROW2:.*]] = %{{.*}} to %{{.*}} step %[[C4]] iter_args(%[[DEST2:.*]] = %[[OFFCHIP]])
 // CHECK:           %[[PSLICE:.*]] = tensor.extract_slice %[[G]][0, %[[ROW2]], 0, 0] [1, 4, 8, 8]
