@@ -175,6 +175,10 @@ static void inlineGroup(MlirOperation group, MlirOperation last) {
   memoptEraseOp(group);
 }
 
+static bool removeAttribute(MlirOperation op, const char *name) {
+  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
 static bool hasAttribute(MlirOperation op, const char *name) {
   return !mlirAttributeIsNull(
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
@@ -227,6 +231,16 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
     }
   }
   free(stack);
+  /* A producer of root's destination whose only user is root becomes the
+   * loop's init, which fusion cannot move into the loop (fuseDestinationFill
+   * handles a fill). */
+  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+    MlirValue init = mlirOperationGetOperand(root, i);
+    MlirOpOperand use = mlirValueGetFirstUse(init);
+    if (mlirValueIsAOpResult(init) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)) &&
+        removeAttribute(mlirOpResultGetOwner(init), fuseAttribute))
+      --tagged;
+  }
   return tagged;
 }
 
@@ -321,10 +335,6 @@ typedef struct Untag {
   MlirOperation pendingRoot;
 } Untag;
 
-static bool removeAttribute(MlirOperation op, const char *name) {
-  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
-}
-
 static MlirWalkResult untag(MlirOperation op, void *userData) {
   Untag *untag = userData;
   removeAttribute(op, fuseAttribute);
@@ -408,6 +418,34 @@ static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, Ml
   }
 }
 
+static bool hasOneUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/* Gives root its own destination: a linalg.fill (and the tensor.empty it
+ * fills) that other ops also use is cloned for root, since the loop will
+ * start from it. (CSE, which tiling runs on the whole function, merges equal
+ * fills of groups not lowered yet.) */
+static void ownDestination(MlirOperation root) {
+  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+    MlirValue init = mlirOperationGetOperand(root, i);
+    if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
+      continue;
+    MlirOperation fill = mlirOperationClone(mlirOpResultGetOwner(init));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), root, fill);
+    MlirValue empty = mlirOperationGetOperand(fill, 1);
+    if (mlirValueIsAOpResult(empty) &&
+        memoptOperationIsA(mlirOpResultGetOwner(empty), "tensor.empty")) {
+      MlirOperation copy = mlirOperationClone(mlirOpResultGetOwner(empty));
+      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), fill, copy);
+      mlirOperationSetOperand(fill, 1, mlirOperationGetResult(copy, 0));
+    }
+    mlirOperationSetOperand(root, i, mlirOperationGetResult(fill, 0));
+  }
+}
+
 /* Tiles `root` (in `block`, directly under `parent`) with its producers of
  * the group, then localizes its tiles. On success sets `pendingRoot` to the
  * next output of the group to tile, if any. */
@@ -418,6 +456,7 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   intptr_t loops;
   intptr_t count = tileSizes(root, tile, &sizes, &loops);
   removeAttribute(root, pendingRootAttribute);
+  ownDestination(root);
   mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
   bool fuse = tagProducers(root, block) > 0;

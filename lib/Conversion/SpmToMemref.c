@@ -107,7 +107,7 @@ static bool checkLoadStore(MlirOperation op) {
 static int64_t pinsEnd(const SpmOps *ops) {
   int64_t end = 0;
   for (size_t i = 0; i < ops->count; ++i)
-    if (memoptOperationIsA(ops->ops[i], "spm.pin")) {
+    if (!mlirOperationIsNull(ops->ops[i]) && memoptOperationIsA(ops->ops[i], "spm.pin")) {
       int64_t pinEnd = integerAttribute(ops->ops[i], "offset") + integerAttribute(ops->ops[i], "size");
       if (pinEnd > end)
         end = pinEnd;
@@ -247,31 +247,31 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
     return mlirLogicalResultFailure();
   }
   SpmLowering lowering = {.memorySpace = memorySpace, .func = func};
-  int64_t arenaBytes = spmBytes > 0 ? spmBytes : pinsEnd(&ops);
-  MlirValue arena = {NULL};
   for (size_t i = 0; i < ops.count; ++i) {
     MlirOperation op = ops.ops[i];
     if (memoptOperationIsA(op, "spm.pin")) {
-      if (mlirValueIsNull(arena))
-        arena = buildArena(func, arenaBytes, &lowering);
-      MlirOperation materialize = lowerPin(op, arena, &lowering);
-      spmLoweringAddPinned(&lowering, mlirOperationGetResult(materialize, 0));
-      ops.ops[i] = materialize;
+      spmLoweringAddPinned(&lowering, mlirOperationGetResult(op, 0));
     } else if (!memoptOperationIsA(op, "spm.group")) {
       lowerLoadStore(op, &lowering);
-      ops.ops[i] = (MlirOperation){NULL};
+      ops.ops[i] = (MlirOperation){NULL}; /* erased */
     }
   }
-  /* Groups last: their tiles must know which values are pinned. */
+  /* Groups before pins: their tiles read pinned values without copies, and
+   * the CSE that tiling runs must not see the arena views, since two pins
+   * at one offset (at different times) would become one view. */
   for (size_t i = 0; i < ops.count && ok; ++i)
     if (!mlirOperationIsNull(ops.ops[i]) && memoptOperationIsA(ops.ops[i], "spm.group")) {
       ok = mlirLogicalResultIsSuccess(spmLowerGroup(ops.ops[i], &lowering));
       ops.ops[i] = (MlirOperation){NULL}; /* erased */
     }
+  int64_t arenaBytes = spmBytes > 0 ? spmBytes : pinsEnd(&ops);
+  MlirValue arena = {NULL};
   for (size_t i = 0; i < ops.count && ok; ++i)
-    if (!mlirOperationIsNull(ops.ops[i]) &&
-        memoptOperationIsA(ops.ops[i], "bufferization.materialize_in_destination"))
-      pinInPlace(ops.ops[i]);
+    if (!mlirOperationIsNull(ops.ops[i]) && memoptOperationIsA(ops.ops[i], "spm.pin")) {
+      if (mlirValueIsNull(arena))
+        arena = buildArena(func, arenaBytes, &lowering);
+      pinInPlace(lowerPin(ops.ops[i], arena, &lowering));
+    }
   if (ok && reportCopies)
     reportCopiedBytes(func, &lowering);
   spmLoweringDestroy(&lowering);
