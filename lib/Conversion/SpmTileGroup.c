@@ -272,11 +272,17 @@ static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr
         "%%loops#%ld : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
         "!transform.any_op)\n",
         fuseAttribute, (long)(loops - 1));
-  memoptStringBufferAppendCString(script, "    transform.apply_cse to %func : !transform.any_op\n"
-                                          "    transform.apply_dce to %func : !transform.any_op\n"
-                                          "    transform.yield\n"
-                                          "  }\n"
-                                          "}\n");
+  /* CSE only inside the new loop nest (fusion clones a producer once per
+   * use): on the whole function it would replace ops of groups not lowered
+   * yet by equal ops already outside them, taking them out of their group. */
+  const char *nest = loops > 1 || !fuse ? "%loops#0" : "%loop";
+  memoptStringBufferAppendFormat(script,
+                                 "    transform.apply_cse to %s : !transform.any_op\n"
+                                 "    transform.apply_dce to %%func : !transform.any_op\n"
+                                 "    transform.yield\n"
+                                 "  }\n"
+                                 "}\n",
+                                 nest);
 }
 
 /* The tile sizes of each loop of `root` for the group's `tile`, clipped to
