@@ -322,9 +322,21 @@ static bool inPinArena(MlirValue value) {
          memoptOperationIsA(mlirOpResultGetOwner(value), "bufferization.to_tensor");
 }
 
+/* True when `value` is a result of a tile loop nest that writes into the
+ * pin arena (a group output pinned in place): reading it stays on chip. */
+static bool pinnedLoopResult(MlirValue value) {
+  if (!mlirValueIsAOpResult(value) || !memoptOperationIsA(mlirOpResultGetOwner(value), "scf.for"))
+    return false;
+  MlirOperation loop = mlirOpResultGetOwner(value);
+  return inPinArena(mlirOperationGetOperand(loop, 3 + mlirOpResultGetResultNumber(value)));
+}
+
 /* The kind a site counts as: copies to and from a destination in the pin
- * arena stay in the scratchpad. */
+ * arena, and reads of a group output pinned in place, stay in the
+ * scratchpad. */
 static SpmCopyKind countedKind(const SpmCopySite *site) {
+  if (site->kind == SpmCopyTileLoad && pinnedLoopResult(mlirOperationGetOperand(site->op, 0)))
+    return SpmCopyNone;
   if (site->kind == SpmCopyTileStore)
     return inPinArena(mlirOperationGetOperand(site->op, 1)) ? SpmCopyNone : SpmCopyTileStore;
   if (site->kind == SpmCopyDestinationLoad)
