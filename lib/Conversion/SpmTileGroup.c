@@ -1,16 +1,17 @@
-/* Tiling one spm.group: its body is inlined, and its last op (the op
- * computing the output `tile` describes) is tiled by upstream tile-and-fuse,
- * run through a transform script:
+/* Tiling one spm.group: its body is inlined, and each output it yields is
+ * tiled by upstream tile-and-fuse, run through a transform script on
+ * temporary tags:
  *
  *   %root = transform.structured.match attributes {memopt.spm_tile_root} in %func
- *   %tiled, %loops... = transform.structured.fuse %root tile_sizes [...]
+ *   %tiled, %loops:K = transform.structured.tile_using_for %root tile_sizes [...]
+ *   %producers = transform.structured.match attributes {memopt.spm_fuse} in %func
+ *   transform.structured.fuse_into_containing_op %producers into <innermost loop>
+ *   transform.apply_cse to <the new loop nest>
  *   transform.apply_dce to %func
  *
- * `fuse` tiles the last op and fuses every producer it reads through slices
- * into the innermost loop, recursively; `apply_dce` drops the whole-tensor
- * originals the fusion leaves behind. A value the group yields besides the
- * last op's keeps its whole-tensor producer (fusion clones producers that
- * have other users), so it stays correct at the price of computing it twice. */
+ * Only the group's own layers are tagged for fusion, so a group never
+ * recomputes another group's maps. The outputs other than the last op's are
+ * tiled first, each in its own loop nest (see tileRoot's caller). */
 #include "Conversion/SpmLowering.h"
 #include "IR/IR.h"
 #include "Support/Support.h"
