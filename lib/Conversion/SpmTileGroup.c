@@ -358,31 +358,6 @@ static MlirWalkResult untag(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static bool resultsUnused(MlirOperation op) {
-  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); ++i)
-    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i))))
-      return false;
-  return true;
-}
-
-static MlirWalkResult collectDeadLoop(MlirOperation op, void *userData) {
-  if (memoptOperationIsA(op, "scf.for") && mlirOperationGetNumResults(op) > 0 && resultsUnused(op))
-    *(MlirOperation *)userData = op;
-  return MlirWalkResultAdvance;
-}
-
-/* Erases the loops nested in `nest` whose results nobody uses: apply_dce
- * keeps such a loop when it allocates scratchpad tiles. */
-static void eraseDeadLoops(MlirOperation nest) {
-  for (;;) {
-    MlirOperation dead = {NULL};
-    mlirOperationWalk(nest, collectDeadLoop, &dead, MlirWalkPostOrder);
-    if (mlirOperationIsNull(dead) || mlirOperationEqual(dead, nest))
-      return;
-    memoptEraseOp(dead);
-  }
-}
-
 /* After tiling, the loop nest starts from root's init. When that is a
  * linalg.fill of a tensor.empty (a convolution's zeroed accumulator), the
  * nest starts from the empty tensor instead and each tile fills its own
@@ -483,7 +458,6 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   for (MlirOperation up = mlirOperationGetParentOperation(outer); !mlirOperationEqual(up, parent);
        up = mlirOperationGetParentOperation(up))
     outer = up;
-  eraseDeadLoops(outer);
   fuseDestinationFill(untagged.tiledRoot, inner, outer);
   spmLocalizeTiles(outer, inner, lowering);
   return true;
