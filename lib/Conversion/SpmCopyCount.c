@@ -78,7 +78,7 @@ typedef struct Run {
   PointerMap values; /* index and integer values computed so far */
   PointerMap sites;  /* copy site op -> its SpmCopyKind */
   SpmCopyTotals *totals;
-  bool unknown;      /* some size could not be evaluated */
+  bool unknown; /* some size could not be evaluated */
 } Run;
 
 static bool valueOf(Run *run, MlirValue value, int64_t *result) {
@@ -87,8 +87,8 @@ static bool valueOf(Run *run, MlirValue value, int64_t *result) {
   if (!mlirValueIsAOpResult(value) ||
       !memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant"))
     return false;
-  MlirAttribute attribute = mlirOperationGetAttributeByName(mlirOpResultGetOwner(value),
-                                                            mlirStringRefCreateFromCString("value"));
+  MlirAttribute attribute = mlirOperationGetAttributeByName(
+      mlirOpResultGetOwner(value), mlirStringRefCreateFromCString("value"));
   if (!mlirAttributeIsAInteger(attribute))
     return false;
   *result = mlirIntegerAttrGetValueInt(attribute);
@@ -161,16 +161,26 @@ static bool evaluateAffine(Run *run, MlirOperation op, int64_t *result) {
 static int64_t compare(int64_t predicate, int64_t a, int64_t b) {
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
   switch (predicate) {
-  case 0: return a == b;
-  case 1: return a != b;
-  case 2: return a < b;
-  case 3: return a <= b;
-  case 4: return a > b;
-  case 5: return a >= b;
-  case 6: return ua < ub;
-  case 7: return ua <= ub;
-  case 8: return ua > ub;
-  default: return ua >= ub;
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return a < b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a >= b;
+  case 6:
+    return ua < ub;
+  case 7:
+    return ua <= ub;
+  case 8:
+    return ua > ub;
+  default:
+    return ua >= ub;
   }
 }
 
@@ -180,9 +190,9 @@ static bool evaluate(Run *run, MlirOperation op, int64_t *result) {
   if (memoptOperationIsA(op, "affine.apply") || memoptOperationIsA(op, "affine.min") ||
       memoptOperationIsA(op, "affine.max"))
     return evaluateAffine(run, op, result);
-  static const char *const binary[] = {"arith.addi", "arith.subi",  "arith.muli", "arith.divsi",
+  static const char *const binary[] = {"arith.addi",  "arith.subi",  "arith.muli",  "arith.divsi",
                                        "arith.remsi", "arith.minsi", "arith.maxsi", "arith.andi",
-                                       "arith.ori",  "arith.xori",  "arith.cmpi", "arith.select"};
+                                       "arith.ori",   "arith.xori",  "arith.cmpi",  "arith.select"};
   size_t kind = sizeof binary / sizeof *binary;
   for (size_t k = 0; k < sizeof binary / sizeof *binary; ++k)
     if (memoptOperationIsA(op, binary[k]))
@@ -195,22 +205,48 @@ static bool evaluate(Run *run, MlirOperation op, int64_t *result) {
       (kind == 11 && !valueOf(run, mlirOperationGetOperand(op, 2), &c)))
     return false;
   switch (kind) {
-  case 0: *result = a + b; return true;
-  case 1: *result = a - b; return true;
-  case 2: *result = a * b; return true;
-  case 3: if (b == 0) return false; *result = a / b; return true;
-  case 4: if (b == 0) return false; *result = a % b; return true;
-  case 5: *result = a < b ? a : b; return true;
-  case 6: *result = a > b ? a : b; return true;
-  case 7: *result = a & b; return true;
-  case 8: *result = a | b; return true;
-  case 9: *result = a ^ b; return true;
+  case 0:
+    *result = a + b;
+    return true;
+  case 1:
+    *result = a - b;
+    return true;
+  case 2:
+    *result = a * b;
+    return true;
+  case 3:
+    if (b == 0)
+      return false;
+    *result = a / b;
+    return true;
+  case 4:
+    if (b == 0)
+      return false;
+    *result = a % b;
+    return true;
+  case 5:
+    *result = a < b ? a : b;
+    return true;
+  case 6:
+    *result = a > b ? a : b;
+    return true;
+  case 7:
+    *result = a & b;
+    return true;
+  case 8:
+    *result = a | b;
+    return true;
+  case 9:
+    *result = a ^ b;
+    return true;
   case 10:
     *result = compare(mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(
                           op, mlirStringRefCreateFromCString("predicate"))),
                       a, b);
     return true;
-  default: *result = a ? b : c; return true;
+  default:
+    *result = a ? b : c;
+    return true;
   }
 }
 
@@ -218,10 +254,10 @@ static bool evaluate(Run *run, MlirOperation op, int64_t *result) {
  * `firstSize`... in order) times the element size. */
 static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
   bool insert = memoptOperationIsA(site, "tensor.insert_slice");
-  MlirType type = mlirValueGetType(insert ? mlirOperationGetOperand(site, 0)
-                                          : mlirOperationGetResult(site, 0));
+  MlirType type =
+      mlirValueGetType(insert ? mlirOperationGetOperand(site, 0) : mlirOperationGetResult(site, 0));
   MlirType element = mlirShapedTypeGetElementType(type);
-  int64_t size = mlirTypeIsAFloat(element) ? mlirFloatTypeGetWidth(element) / 8
+  int64_t size = mlirTypeIsAFloat(element)     ? mlirFloatTypeGetWidth(element) / 8
                  : mlirTypeIsAInteger(element) ? (mlirIntegerTypeGetWidth(element) + 7) / 8
                                                : 0;
   if (!memoptOperationIsA(site, "tensor.extract_slice") && !insert) {

@@ -12,7 +12,8 @@
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value) {
   if (lowering->pinnedCount == lowering->pinnedCapacity) {
     lowering->pinnedCapacity = lowering->pinnedCapacity ? 2 * lowering->pinnedCapacity : 8;
-    lowering->pinned = realloc(lowering->pinned, sizeof *lowering->pinned * lowering->pinnedCapacity);
+    lowering->pinned =
+        realloc(lowering->pinned, sizeof *lowering->pinned * lowering->pinnedCapacity);
     if (!lowering->pinned)
       abort();
   }

@@ -49,9 +49,9 @@ static void append(OpList *list, MlirOperation op) {
 
 typedef struct Found {
   MlirOperation inner;
-  OpList slices;  /* tensor.extract_slice anywhere in the innermost loop */
-  OpList stores;  /* tensor.insert_slice of a result tile into the loop's destination */
-  OpList fills;   /* tensor.pad and tensor.generate of one value defined outside them */
+  OpList slices; /* tensor.extract_slice anywhere in the innermost loop */
+  OpList stores; /* tensor.insert_slice of a result tile into the loop's destination */
+  OpList fills;  /* tensor.pad and tensor.generate of one value defined outside them */
 } Found;
 
 /* True when `value` is defined outside `op`. */
@@ -93,8 +93,8 @@ static MlirWalkResult findSlices(MlirOperation op, void *userData) {
 
 /* The operand counts of a tensor.extract_slice: source, offsets, sizes, strides. */
 static int32_t segment(MlirOperation slice, intptr_t index) {
-  MlirAttribute segments = mlirOperationGetAttributeByName(
-      slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
   return mlirDenseI32ArrayGetElement(segments, index);
 }
 
@@ -300,12 +300,15 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
       }
     }
     MlirNamedAttribute attributes[] = {
-        mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_offsets")),
-                              mlirDenseI64ArrayGet(context, rank, staticOffsets)),
-        mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_sizes")),
-                              mlirDenseI64ArrayGet(context, rank, staticSizes)),
-        mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_strides")),
-                              mlirDenseI64ArrayGet(context, rank, staticStrides)),
+        mlirNamedAttributeGet(
+            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_offsets")),
+            mlirDenseI64ArrayGet(context, rank, staticOffsets)),
+        mlirNamedAttributeGet(
+            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_sizes")),
+            mlirDenseI64ArrayGet(context, rank, staticSizes)),
+        mlirNamedAttributeGet(
+            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_strides")),
+            mlirDenseI64ArrayGet(context, rank, staticStrides)),
         spmSegmentSizes(context, 5, (int32_t[]){1, 1, (int32_t)rank, dynamicSizes, 0}),
     };
     filled = spmBuildOp(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);

@@ -29,7 +29,7 @@
 
 /* Temporary tags the transform script matches, removed after each group. */
 static const char tileRootAttribute[] = "memopt.spm_tile_root";    /* the op to tile */
-static const char fuseAttribute[] = "memopt.spm_fuse";              /* its producers to fuse */
+static const char fuseAttribute[] = "memopt.spm_fuse";             /* its producers to fuse */
 static const char groupOpAttribute[] = "memopt.spm_group_op";      /* an op of the group */
 static const char pendingRootAttribute[] = "memopt.spm_next_root"; /* an output still to tile */
 
@@ -157,8 +157,8 @@ static void inlineGroup(MlirOperation group, MlirOperation last) {
         mlirOperationGetNumResults(producer) == 1 &&
         mlirShapedTypeHasStaticShape(mlirValueGetType(value)) &&
         mlirOperationGetParentOperation(producer).ptr == group.ptr)
-      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(pendingRootAttribute),
-                                      mlirUnitAttrGet(context));
+      mlirOperationSetAttributeByName(
+          producer, mlirStringRefCreateFromCString(pendingRootAttribute), mlirUnitAttrGet(context));
   }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, yield);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
@@ -208,8 +208,8 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
   while (count > 0) {
     MlirOperation op = stack[--count];
     /* Root's destination becomes the loop's: fuseDestinationFill handles it. */
-    intptr_t operands = mlirOperationEqual(op, root) ? inputCount(root)
-                                                     : mlirOperationGetNumOperands(op);
+    intptr_t operands =
+        mlirOperationEqual(op, root) ? inputCount(root) : mlirOperationGetNumOperands(op);
     for (intptr_t i = 0; i < operands; ++i) {
       MlirValue operand = mlirOperationGetOperand(op, i);
       if (!mlirValueIsAOpResult(operand))
@@ -294,7 +294,8 @@ static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr
 static intptr_t tileSizes(MlirOperation root, MlirAttribute tile, int64_t **sizes,
                           intptr_t *loops) {
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(root);
-  intptr_t count = mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
+  intptr_t count =
+      mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
   *sizes = calloc((size_t)(count > 0 ? count : 1), sizeof **sizes);
   if (!*sizes)
     abort();

@@ -68,8 +68,8 @@ static void cannotLower(MlirOperation op, const char *format, ...)
 static void cannotLower(MlirOperation op, const char *format, ...) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "'%.*s' op cannot be lowered to memref: ",
-                                 (int)name.length, name.data);
+  memoptStringBufferAppendFormat(
+      &message, "'%.*s' op cannot be lowered to memref: ", (int)name.length, name.data);
   va_list args;
   va_start(args, format);
   memoptStringBufferAppendFormatV(&message, format, args);
@@ -108,7 +108,8 @@ static int64_t pinsEnd(const SpmOps *ops) {
   int64_t end = 0;
   for (size_t i = 0; i < ops->count; ++i)
     if (!mlirOperationIsNull(ops->ops[i]) && memoptOperationIsA(ops->ops[i], "spm.pin")) {
-      int64_t pinEnd = integerAttribute(ops->ops[i], "offset") + integerAttribute(ops->ops[i], "size");
+      int64_t pinEnd =
+          integerAttribute(ops->ops[i], "offset") + integerAttribute(ops->ops[i], "size");
       if (pinEnd > end)
         end = pinEnd;
     }
@@ -119,8 +120,7 @@ static int64_t pinsEnd(const SpmOps *ops) {
  * start of the function body. */
 static MlirValue buildArena(MlirOperation func, int64_t bytes, const SpmLowering *lowering) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  MemoptBuilder builder = {body, mlirBlockGetFirstOperation(body),
-                           mlirOperationGetLocation(func)};
+  MemoptBuilder builder = {body, mlirBlockGetFirstOperation(body), mlirOperationGetLocation(func)};
   MlirContext context = mlirOperationGetContext(func);
   MlirType type = mlirMemRefTypeGet(mlirIntegerTypeGet(context, 8), 1, &bytes,
                                     mlirAttributeGetNull(), spmMemorySpace(lowering, context));
@@ -143,9 +143,8 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
     abort();
   for (intptr_t d = 0; d < rank; ++d)
     shape[d] = mlirShapedTypeGetDimSize(tensorType, d);
-  MlirType viewType =
-      mlirMemRefTypeGet(mlirShapedTypeGetElementType(tensorType), rank, shape,
-                        mlirAttributeGetNull(), spmMemorySpace(lowering, context));
+  MlirType viewType = mlirMemRefTypeGet(mlirShapedTypeGetElementType(tensorType), rank, shape,
+                                        mlirAttributeGetNull(), spmMemorySpace(lowering, context));
   free(shape);
   MlirValue viewOperands[] = {arena,
                               memoptBuildIndexConstant(&atStart, integerAttribute(pin, "offset"))};
@@ -179,7 +178,8 @@ static void pinInPlace(MlirOperation materialize) {
   /* scf.for operands: lower, upper, step, then one init per result. */
   intptr_t initIndex = 3 + mlirOpResultGetResultNumber(source);
   MlirValue init = mlirOperationGetOperand(loop, initIndex);
-  if (!mlirValueIsAOpResult(init) || !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty"))
+  if (!mlirValueIsAOpResult(init) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty"))
     return;
   mlirOperationSetOperand(loop, initIndex, mlirOperationGetOperand(materialize, 1));
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(materialize, 0), source);
@@ -197,7 +197,8 @@ static void lowerLoadStore(MlirOperation op, SpmLowering *lowering) {
                               ? spmBuildAllocTensor(&builder, type, NULL, 0, lowering)
                               : memoptBuildTensorEmpty(&builder, type, NULL, 0);
   MlirValue copied = spmBuildCopy(&builder, source, destination);
-  spmLoweringAddCopy(lowering, mlirOpResultGetOwner(copied), SpmCopyExplicit, (MlirOperation){NULL});
+  spmLoweringAddCopy(lowering, mlirOpResultGetOwner(copied), SpmCopyExplicit,
+                     (MlirOperation){NULL});
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), copied);
   memoptEraseOp(op);
 }
@@ -214,8 +215,7 @@ static void reportCopiedBytes(MlirOperation func, const SpmLowering *lowering) {
       "spm-to-memref: @%.*s: copies %llu feature-map bytes between off-chip memory and the "
       "scratchpad (%llu loaded, halos included; %llu stored), %llu weight bytes, %llu through "
       "spm.load/spm.store%s",
-      (int)name.length, name.data,
-      (unsigned long long)(totals.loadedBytes + totals.storedBytes),
+      (int)name.length, name.data, (unsigned long long)(totals.loadedBytes + totals.storedBytes),
       (unsigned long long)totals.loadedBytes, (unsigned long long)totals.storedBytes,
       (unsigned long long)totals.weightBytes, (unsigned long long)totals.explicitBytes,
       complete ? "" : "; some loop bounds or tile sizes are unknown, their copies left out");
@@ -281,8 +281,8 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
 
 static const MemoptPassOptionInfo spmToMemrefOptions[] = {
     {"memory-space", MemoptOptionInteger, "1",
-     "memory space of scratchpad buffers (0: the default one, so the program runs as is)", NULL,
-     0, 1 << 30},
+     "memory space of scratchpad buffers (0: the default one, so the program runs as is)", NULL, 0,
+     1 << 30},
     {"spm-bytes", MemoptOptionBytes, "0",
      "size of the pin arena; pins must lie inside it (0: up to the highest pin end)", NULL, 0,
      9e18},
