@@ -1,0 +1,406 @@
+/* Counting the bytes the lowered program copies between off-chip memory and
+ * the scratchpad, to set against spm-pin-fuse's modelled `spm.offchip_bytes`.
+ * The lowering records each copy site (SpmLowering.h); this file runs each
+ * tile loop nest symbolically, evaluating its index arithmetic (arith,
+ * affine.apply/min/max) iteration by iteration, taking the branch of each
+ * scf.if its condition selects, and adds the bytes of every site executed.
+ * Sites outside loops (weights, spm.load, spm.store) count once. */
+#include "Conversion/SpmLowering.h"
+#include "IR/IR.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A hash map from IR object pointers to 64-bit integers (open addressing). */
+typedef struct PointerMap {
+  const void **keys;
+  int64_t *values;
+  size_t capacity; /* a power of two */
+  size_t count;
+} PointerMap;
+
+static size_t slotOf(const PointerMap *map, const void *key) {
+  size_t slot = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull & (map->capacity - 1);
+  while (map->keys[slot] && map->keys[slot] != key)
+    slot = (slot + 1) & (map->capacity - 1);
+  return slot;
+}
+
+static void mapPut(PointerMap *map, const void *key, int64_t value);
+
+static void mapGrow(PointerMap *map) {
+  PointerMap bigger = {calloc(map->capacity ? 2 * map->capacity : 256, sizeof(void *)),
+                       calloc(map->capacity ? 2 * map->capacity : 256, sizeof(int64_t)),
+                       map->capacity ? 2 * map->capacity : 256, 0};
+  if (!bigger.keys || !bigger.values)
+    abort();
+  for (size_t i = 0; i < map->capacity; ++i)
+    if (map->keys[i])
+      mapPut(&bigger, map->keys[i], map->values[i]);
+  free(map->keys);
+  free(map->values);
+  *map = bigger;
+}
+
+static void mapPut(PointerMap *map, const void *key, int64_t value) {
+  if (2 * (map->count + 1) > map->capacity)
+    mapGrow(map);
+  size_t slot = slotOf(map, key);
+  if (!map->keys[slot]) {
+    map->keys[slot] = key;
+    ++map->count;
+  }
+  map->values[slot] = value;
+}
+
+static bool mapGet(const PointerMap *map, const void *key, int64_t *value) {
+  if (!map->capacity)
+    return false;
+  size_t slot = slotOf(map, key);
+  if (!map->keys[slot])
+    return false;
+  *value = map->values[slot];
+  return true;
+}
+
+static void mapDestroy(PointerMap *map) {
+  free(map->keys);
+  free(map->values);
+}
+
+/* The state of one symbolic run. */
+typedef struct Run {
+  PointerMap values; /* index and integer values computed so far */
+  PointerMap sites;  /* copy site op -> its SpmCopyKind */
+  SpmCopyTotals *totals;
+  bool unknown; /* some size could not be evaluated */
+} Run;
+
+static bool valueOf(Run *run, MlirValue value, int64_t *result) {
+  if (mapGet(&run->values, value.ptr, result))
+    return true;
+  if (!mlirValueIsAOpResult(value) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant"))
+    return false;
+  MlirAttribute attribute = mlirOperationGetAttributeByName(
+      mlirOpResultGetOwner(value), mlirStringRefCreateFromCString("value"));
+  if (!mlirAttributeIsAInteger(attribute))
+    return false;
+  *result = mlirIntegerAttrGetValueInt(attribute);
+  return true;
+}
+
+static int64_t floorDivide(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static bool evaluateExpr(MlirAffineExpr expr, const int64_t *dims, const int64_t *symbols,
+                         int64_t *result) {
+  if (mlirAffineExprIsAConstant(expr)) {
+    *result = mlirAffineConstantExprGetValue(expr);
+    return true;
+  }
+  if (mlirAffineExprIsADim(expr)) {
+    *result = dims[mlirAffineDimExprGetPosition(expr)];
+    return true;
+  }
+  if (mlirAffineExprIsASymbol(expr)) {
+    *result = symbols[mlirAffineSymbolExprGetPosition(expr)];
+    return true;
+  }
+  int64_t lhs, rhs;
+  if (!evaluateExpr(mlirAffineBinaryOpExprGetLHS(expr), dims, symbols, &lhs) ||
+      !evaluateExpr(mlirAffineBinaryOpExprGetRHS(expr), dims, symbols, &rhs))
+    return false;
+  if (mlirAffineExprIsAAdd(expr))
+    *result = lhs + rhs;
+  else if (mlirAffineExprIsAMul(expr))
+    *result = lhs * rhs;
+  else if (rhs == 0)
+    return false;
+  else if (mlirAffineExprIsAFloorDiv(expr))
+    *result = floorDivide(lhs, rhs);
+  else if (mlirAffineExprIsACeilDiv(expr))
+    *result = -floorDivide(-lhs, rhs);
+  else if (mlirAffineExprIsAMod(expr))
+    *result = lhs - rhs * floorDivide(lhs, rhs);
+  else
+    return false;
+  return true;
+}
+
+/* affine.apply, affine.min, affine.max. */
+static bool evaluateAffine(Run *run, MlirOperation op, int64_t *result) {
+  MlirAffineMap map = mlirAffineMapAttrGetValue(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("map")));
+  intptr_t dimCount = mlirAffineMapGetNumDims(map);
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  int64_t *values = malloc(sizeof *values * (size_t)(operands > 0 ? operands : 1));
+  if (!values)
+    abort();
+  bool ok = true;
+  for (intptr_t i = 0; i < operands && ok; ++i)
+    ok = valueOf(run, mlirOperationGetOperand(op, i), &values[i]);
+  bool isMin = memoptOperationIsA(op, "affine.min");
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map) && ok; ++r) {
+    int64_t value;
+    ok = evaluateExpr(mlirAffineMapGetResult(map, r), values, values + dimCount, &value);
+    if (ok && (r == 0 || (isMin ? value < *result : value > *result)))
+      *result = value;
+  }
+  free(values);
+  return ok;
+}
+
+/* arith.cmpi predicates, in arith::CmpIPredicate order. */
+static int64_t compare(int64_t predicate, int64_t a, int64_t b) {
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  switch (predicate) {
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return a < b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a >= b;
+  case 6:
+    return ua < ub;
+  case 7:
+    return ua <= ub;
+  case 8:
+    return ua > ub;
+  default:
+    return ua >= ub;
+  }
+}
+
+/* Computes the integer result of `op` when it is index arithmetic this file
+ * knows; returns false otherwise (or when an operand is unknown). */
+static bool evaluate(Run *run, MlirOperation op, int64_t *result) {
+  if (memoptOperationIsA(op, "affine.apply") || memoptOperationIsA(op, "affine.min") ||
+      memoptOperationIsA(op, "affine.max"))
+    return evaluateAffine(run, op, result);
+  static const char *const binary[] = {"arith.addi",  "arith.subi",  "arith.muli",  "arith.divsi",
+                                       "arith.remsi", "arith.minsi", "arith.maxsi", "arith.andi",
+                                       "arith.ori",   "arith.xori",  "arith.cmpi",  "arith.select"};
+  size_t kind = sizeof binary / sizeof *binary;
+  for (size_t k = 0; k < sizeof binary / sizeof *binary; ++k)
+    if (memoptOperationIsA(op, binary[k]))
+      kind = k;
+  if (kind == sizeof binary / sizeof *binary)
+    return false;
+  int64_t a, b, c = 0;
+  if (!valueOf(run, mlirOperationGetOperand(op, 0), &a) ||
+      !valueOf(run, mlirOperationGetOperand(op, 1), &b) ||
+      (kind == 11 && !valueOf(run, mlirOperationGetOperand(op, 2), &c)))
+    return false;
+  switch (kind) {
+  case 0:
+    *result = a + b;
+    return true;
+  case 1:
+    *result = a - b;
+    return true;
+  case 2:
+    *result = a * b;
+    return true;
+  case 3:
+    if (b == 0)
+      return false;
+    *result = a / b;
+    return true;
+  case 4:
+    if (b == 0)
+      return false;
+    *result = a % b;
+    return true;
+  case 5:
+    *result = a < b ? a : b;
+    return true;
+  case 6:
+    *result = a > b ? a : b;
+    return true;
+  case 7:
+    *result = a & b;
+    return true;
+  case 8:
+    *result = a | b;
+    return true;
+  case 9:
+    *result = a ^ b;
+    return true;
+  case 10:
+    *result = compare(mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(
+                          op, mlirStringRefCreateFromCString("predicate"))),
+                      a, b);
+    return true;
+  default:
+    *result = a ? b : c;
+    return true;
+  }
+}
+
+/* Bytes of the slice a copy site moves: its sizes (static, or operands
+ * `firstSize`... in order) times the element size. */
+static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
+  bool insert = memoptOperationIsA(site, "tensor.insert_slice");
+  MlirType type =
+      mlirValueGetType(insert ? mlirOperationGetOperand(site, 0) : mlirOperationGetResult(site, 0));
+  MlirType element = mlirShapedTypeGetElementType(type);
+  int64_t size = mlirTypeIsAFloat(element)     ? mlirFloatTypeGetWidth(element) / 8
+                 : mlirTypeIsAInteger(element) ? (mlirIntegerTypeGetWidth(element) + 7) / 8
+                                               : 0;
+  if (!memoptOperationIsA(site, "tensor.extract_slice") && !insert) {
+    /* a copy of a whole tensor: linalg.copy */
+    if (!mlirShapedTypeHasStaticShape(type))
+      return false;
+    for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+      size *= mlirShapedTypeGetDimSize(type, d);
+    *bytes = size;
+    return true;
+  }
+  MlirAttribute staticSizes =
+      mlirOperationGetAttributeByName(site, mlirStringRefCreateFromCString("static_sizes"));
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(site, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  intptr_t offsetsSegment = insert ? 2 : 1;
+  intptr_t operand = offsetsSegment + mlirDenseI32ArrayGetElement(segments, offsetsSegment);
+  for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(staticSizes); ++d) {
+    int64_t extent = mlirDenseI64ArrayGetElement(staticSizes, d);
+    if (mlirShapedTypeIsDynamicSize(extent) &&
+        !valueOf(run, mlirOperationGetOperand(site, operand++), &extent))
+      return false;
+    size *= extent;
+  }
+  *bytes = size;
+  return true;
+}
+
+static void countSite(Run *run, MlirOperation op, int64_t kind) {
+  int64_t bytes;
+  if (!siteBytes(run, op, &bytes)) {
+    run->unknown = true;
+    return;
+  }
+  if (kind == SpmCopyTileLoad)
+    run->totals->loadedBytes += (uint64_t)bytes;
+  else if (kind == SpmCopyTileStore)
+    run->totals->storedBytes += (uint64_t)bytes;
+  else if (kind == SpmCopyWeightLoad)
+    run->totals->weightBytes += (uint64_t)bytes;
+  else
+    run->totals->explicitBytes += (uint64_t)bytes;
+}
+
+static void runBlock(Run *run, MlirBlock block);
+
+static void runLoop(Run *run, MlirOperation loop) {
+  int64_t lower, upper, step;
+  if (!valueOf(run, mlirOperationGetOperand(loop, 0), &lower) ||
+      !valueOf(run, mlirOperationGetOperand(loop, 1), &upper) ||
+      !valueOf(run, mlirOperationGetOperand(loop, 2), &step) || step <= 0) {
+    run->unknown = true;
+    return;
+  }
+  MlirBlock body = memoptSingleBlock(loop);
+  for (int64_t iv = lower; iv < upper; iv += step) {
+    mapPut(&run->values, mlirBlockGetArgument(body, 0).ptr, iv);
+    runBlock(run, body);
+  }
+}
+
+static void runBlock(Run *run, MlirBlock block) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    int64_t value;
+    if (mapGet(&run->sites, op.ptr, &value))
+      countSite(run, op, value);
+    if (memoptOperationIsA(op, "scf.for")) {
+      runLoop(run, op);
+    } else if (memoptOperationIsA(op, "scf.if")) {
+      int64_t condition;
+      if (!valueOf(run, mlirOperationGetOperand(op, 0), &condition)) {
+        run->unknown = true;
+        continue;
+      }
+      MlirRegion taken = mlirOperationGetRegion(op, condition ? 0 : 1);
+      MlirBlock branch = mlirRegionGetFirstBlock(taken);
+      if (!mlirBlockIsNull(branch))
+        runBlock(run, branch);
+    } else if (mlirOperationGetNumResults(op) == 1 && evaluate(run, op, &value)) {
+      mapPut(&run->values, mlirOperationGetResult(op, 0).ptr, value);
+    }
+  }
+}
+
+/* True when the loop-carried tensor `value` starts from a view of the pin
+ * arena (bufferization.to_tensor), through the inits of enclosing loops. */
+static bool inPinArena(MlirValue value) {
+  while (mlirValueIsABlockArgument(value)) {
+    MlirOperation loop = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+    intptr_t number = mlirBlockArgumentGetArgNumber(value);
+    if (!memoptOperationIsA(loop, "scf.for") || number == 0)
+      return false;
+    /* scf.for operands: lower, upper, step, then the inits of iter_args 1... */
+    value = mlirOperationGetOperand(loop, 2 + number);
+  }
+  return mlirValueIsAOpResult(value) &&
+         memoptOperationIsA(mlirOpResultGetOwner(value), "bufferization.to_tensor");
+}
+
+/* True when `value` is a result of a tile loop nest that writes into the
+ * pin arena (a group output pinned in place): reading it stays on chip. */
+static bool pinnedLoopResult(MlirValue value) {
+  if (!mlirValueIsAOpResult(value) || !memoptOperationIsA(mlirOpResultGetOwner(value), "scf.for"))
+    return false;
+  MlirOperation loop = mlirOpResultGetOwner(value);
+  return inPinArena(mlirOperationGetOperand(loop, 3 + mlirOpResultGetResultNumber(value)));
+}
+
+/* The kind a site counts as: copies to and from a destination in the pin
+ * arena, and reads of a group output pinned in place, stay in the
+ * scratchpad. */
+static SpmCopyKind countedKind(const SpmCopySite *site) {
+  if (site->kind == SpmCopyTileLoad && pinnedLoopResult(mlirOperationGetOperand(site->op, 0)))
+    return SpmCopyNone;
+  if (site->kind == SpmCopyTileStore)
+    return inPinArena(mlirOperationGetOperand(site->op, 1)) ? SpmCopyNone : SpmCopyTileStore;
+  if (site->kind == SpmCopyDestinationLoad)
+    return inPinArena(mlirOperationGetOperand(site->op, 0)) ? SpmCopyNone : SpmCopyTileLoad;
+  return site->kind;
+}
+
+bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
+  memset(totals, 0, sizeof *totals);
+  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, totals, false};
+  for (size_t i = 0; i < lowering->copyCount; ++i)
+    if (countedKind(&lowering->copies[i]) != SpmCopyNone)
+      mapPut(&run.sites, lowering->copies[i].op.ptr, countedKind(&lowering->copies[i]));
+  /* Sites in loops count as their nests run, each nest once; others once. */
+  for (size_t i = 0; i < lowering->copyCount; ++i) {
+    const SpmCopySite *site = &lowering->copies[i];
+    if (mlirOperationIsNull(site->nest)) {
+      if (countedKind(site) != SpmCopyNone)
+        countSite(&run, site->op, countedKind(site));
+      continue;
+    }
+    bool first = true;
+    for (size_t j = 0; j < i && first; ++j)
+      first = !mlirOperationEqual(lowering->copies[j].nest, site->nest);
+    if (first)
+      runLoop(&run, site->nest);
+  }
+  mapDestroy(&run.values);
+  mapDestroy(&run.sites);
+  return !run.unknown;
+}

@@ -1,0 +1,124 @@
+/* State and op builders shared by the files of spm-to-memref. Ops are created
+ * in generic form with the inherent attributes `mlir-opt
+ * --mlir-print-op-generic` shows for them in MLIR 22. */
+#include "Conversion/SpmLowering.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdlib.h>
+
+void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value) {
+  if (lowering->pinnedCount == lowering->pinnedCapacity) {
+    lowering->pinnedCapacity = lowering->pinnedCapacity ? 2 * lowering->pinnedCapacity : 8;
+    lowering->pinned =
+        realloc(lowering->pinned, sizeof *lowering->pinned * lowering->pinnedCapacity);
+    if (!lowering->pinned)
+      abort();
+  }
+  lowering->pinned[lowering->pinnedCount++] = value;
+}
+
+bool spmLoweringIsPinned(const SpmLowering *lowering, MlirValue value) {
+  for (size_t i = 0; i < lowering->pinnedCount; ++i)
+    if (mlirValueEqual(lowering->pinned[i], value))
+      return true;
+  return false;
+}
+
+void spmLoweringAddCopy(SpmLowering *lowering, MlirOperation op, SpmCopyKind kind,
+                        MlirOperation nest) {
+  if (lowering->copyCount == lowering->copyCapacity) {
+    lowering->copyCapacity = lowering->copyCapacity ? 2 * lowering->copyCapacity : 16;
+    lowering->copies = realloc(lowering->copies, sizeof *lowering->copies * lowering->copyCapacity);
+    if (!lowering->copies)
+      abort();
+  }
+  lowering->copies[lowering->copyCount++] = (SpmCopySite){op, kind, nest};
+}
+
+void spmLoweringDestroy(SpmLowering *lowering) {
+  free(lowering->pinned);
+  free(lowering->copies);
+  *lowering = (SpmLowering){.memorySpace = lowering->memorySpace, .func = lowering->func};
+}
+
+MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context) {
+  if (lowering->memorySpace == 0)
+    return mlirAttributeGetNull();
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace);
+}
+
+static MlirNamedAttribute named(MlirContext context, const char *name, MlirAttribute attribute) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
+                               attribute);
+}
+
+MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes) {
+  return named(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, count, sizes));
+}
+
+/* Creates the op `state` describes at the builder's point. A state that does
+ * not match the op's definition is a bug in this lowering: abort. */
+static MlirOperation insert(const MemoptBuilder *builder, MlirOperationState *state) {
+  MlirOperation op = mlirOperationCreate(state);
+  if (mlirOperationIsNull(op))
+    abort();
+  mlirBlockInsertOwnedOperationBefore(builder->block, builder->before, op);
+  return op;
+}
+
+MlirValue spmBuildOp(const MemoptBuilder *builder, const char *name, const MlirValue *operands,
+                     intptr_t operandCount, MlirType resultType,
+                     const MlirNamedAttribute *attributes, intptr_t attributeCount) {
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
+  mlirOperationStateAddOperands(&state, operandCount, operands);
+  mlirOperationStateAddResults(&state, 1, &resultType);
+  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
+  return mlirOperationGetResult(insert(builder, &state), 0);
+}
+
+MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
+                              const MlirValue *dynamicSizes, intptr_t dynamicSizeCount,
+                              const SpmLowering *lowering) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirNamedAttribute attributes[] = {
+      spmSegmentSizes(context, 3, (int32_t[]){(int32_t)dynamicSizeCount, 0, 0}),
+      named(context, "memory_space",
+            mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace)),
+  };
+  /* Memory space 0 is the default one, which alloc_tensor takes when none is given. */
+  intptr_t attributeCount = lowering->memorySpace == 0 ? 1 : 2;
+  return spmBuildOp(builder, "bufferization.alloc_tensor", dynamicSizes, dynamicSizeCount, type,
+                    attributes, attributeCount);
+}
+
+/* Creates the named linalg op `name` with one input and one init. */
+static MlirValue buildNamedUnary(const MemoptBuilder *builder, const char *name, MlirValue source,
+                                 MlirValue destination) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirType type = mlirValueGetType(destination);
+  MlirValue operands[] = {source, destination};
+  MlirNamedAttribute segments = spmSegmentSizes(context, 2, (int32_t[]){1, 1});
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
+  mlirOperationStateAddOperands(&state, 2, operands);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 1, &segments);
+  MlirRegion region = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  MlirOperation op = insert(builder, &state);
+  /* A named linalg op's body is implied by its name: let upstream build it. */
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(op, 0);
+}
+
+MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue destination) {
+  return buildNamedUnary(builder, "linalg.fill", value, destination);
+}
+
+MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination) {
+  return buildNamedUnary(builder, "linalg.copy", source, destination);
+}

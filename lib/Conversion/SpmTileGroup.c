@@ -1,0 +1,496 @@
+/* Tiling one spm.group: its body is inlined, and each output it yields is
+ * tiled by upstream tile-and-fuse, run through a transform script on
+ * temporary tags:
+ *
+ *   %root = transform.structured.match attributes {memopt.spm_tile_root} in %func
+ *   %tiled, %loops:K = transform.structured.tile_using_for %root tile_sizes [...]
+ *   %producers = transform.structured.match attributes {memopt.spm_fuse} in %func
+ *   transform.structured.fuse_into_containing_op %producers into <innermost loop>
+ *   transform.apply_cse to <the new loop nest>
+ *   transform.apply_dce to %func
+ *
+ * Only the group's own layers are tagged for fusion, so a group never
+ * recomputes another group's maps. The outputs other than the last op's are
+ * tiled first, each in its own loop nest (see tileRoot's caller). */
+#include "Conversion/SpmLowering.h"
+#include "IR/IR.h"
+#include "Support/Support.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/Transform/Interpreter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Temporary tags the transform script matches, removed after each group. */
+static const char tileRootAttribute[] = "memopt.spm_tile_root";    /* the op to tile */
+static const char fuseAttribute[] = "memopt.spm_fuse";             /* its producers to fuse */
+static const char groupOpAttribute[] = "memopt.spm_group_op";      /* an op of the group */
+static const char pendingRootAttribute[] = "memopt.spm_next_root"; /* an output still to tile */
+
+static MlirAttribute tileOf(MlirOperation group) {
+  return mlirOperationGetAttributeByName(group, mlirStringRefCreateFromCString("tile"));
+}
+
+/* The op computing the group's tiled output: the op of the body, last in
+ * program order, that defines a yielded value. Null when none does. */
+static MlirOperation lastOp(MlirOperation group) {
+  MlirBlock body = memoptSingleBlock(group);
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirOperation last = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, yield);
+       op = mlirOperationGetNextInBlock(op))
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(yield); ++i) {
+      MlirValue value = mlirOperationGetOperand(yield, i);
+      if (mlirValueIsAOpResult(value) && mlirOperationEqual(mlirOpResultGetOwner(value), op))
+        last = op;
+    }
+  return last;
+}
+
+/* Emits "'spm.group' op cannot be lowered to memref: <message>". */
+static void cannotLower(MlirOperation group, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void cannotLower(MlirOperation group, const char *format, ...) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&message, "'spm.group' op cannot be lowered to memref: ");
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(&message, format, args);
+  va_end(args);
+  mlirEmitError(mlirOperationGetLocation(group), memoptStringBufferGet(&message));
+  memoptStringBufferDestroy(&message);
+}
+
+static bool isLinalgOp(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length > 7 && memcmp(name.data, "linalg.", 7) == 0 &&
+         mlirOperationGetNumRegions(op) == 1;
+}
+
+/* The loop of `op` (a checked last op) that iterates over dimension `dim` of
+ * its result, from the indexing map of its init; -1 when that is not a
+ * plain loop dimension. */
+static intptr_t loopOfResultDim(MlirOperation op, intptr_t dim) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  intptr_t count = mlirArrayAttrGetNumElements(maps);
+  MlirAffineMap output = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, count - 1));
+  if (dim >= mlirAffineMapGetNumResults(output))
+    return -1;
+  MlirAffineExpr expr = mlirAffineMapGetResult(output, dim);
+  return mlirAffineExprIsADim(expr) ? mlirAffineDimExprGetPosition(expr) : -1;
+}
+
+bool spmCheckGroup(MlirOperation group) {
+  MlirAttribute tile = tileOf(group);
+  MlirOperation last = lastOp(group);
+  if (mlirOperationIsNull(last) || !isLinalgOp(last) || mlirOperationGetNumResults(last) != 1) {
+    cannotLower(group, "its last op must be a linalg op with one result, the output 'tile' "
+                       "describes");
+    return false;
+  }
+  MlirType output = mlirValueGetType(mlirOperationGetResult(last, 0));
+  intptr_t rank = mlirShapedTypeGetRank(output);
+  if (!mlirShapedTypeHasStaticShape(output) || rank == 0) {
+    cannotLower(group, "the output of its last op needs a static shape of rank 1 or more");
+    return false;
+  }
+  if (mlirDenseArrayGetNumElements(tile) != rank) {
+    cannotLower(group, "'tile' has %ld sizes for an output of rank %ld",
+                (long)mlirDenseArrayGetNumElements(tile), (long)rank);
+    return false;
+  }
+  for (intptr_t d = 0; d < rank; ++d) {
+    int64_t size = mlirDenseI64ArrayGetElement(tile, d);
+    int64_t extent = mlirShapedTypeGetDimSize(output, d);
+    if (size > extent) { /* the verifier has checked size >= 1 */
+      cannotLower(group, "tile size %lld of dimension %ld does not fit its extent %lld",
+                  (long long)size, (long)d, (long long)extent);
+      return false;
+    }
+    if (size < extent && loopOfResultDim(last, d) < 0) {
+      cannotLower(group, "dimension %ld of the last op's output is not a loop of it", (long)d);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Gives each user of a tensor.empty its own copy. Upstream fusion crashes
+ * (MLIR 22) when one empty tensor is the destination of both the tiled op and
+ * a producer fused into its loop, as in a squeeze-and-excitation block. */
+static void unshareEmpty(MlirOperation empty) {
+  MlirValue value = mlirOperationGetResult(empty, 0);
+  /* Every use but the first gets a clone, each taken from the head of the
+   * use list (the list changes as uses move). */
+  for (;;) {
+    MlirOpOperand first = mlirValueGetFirstUse(value);
+    if (mlirOpOperandIsNull(first) || mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)))
+      return;
+    MlirOperation copy = mlirOperationClone(empty);
+    mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(empty), empty, copy);
+    mlirOperationSetOperand(mlirOpOperandGetOwner(first), mlirOpOperandGetOperandNumber(first),
+                            mlirOperationGetResult(copy, 0));
+  }
+}
+
+/* Moves the body of `group` before it, tagging every op with
+ * `groupOpAttribute`, and replaces its results by the values it yielded.
+ * Tags the op defining each yielded value other than `last` (a linalg op of
+ * one result) as a pending root: its output is tiled after the last op's. */
+static void inlineGroup(MlirOperation group, MlirOperation last) {
+  MlirContext context = mlirOperationGetContext(group);
+  MlirBlock body = memoptSingleBlock(group);
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirBlock block = mlirOperationGetBlock(group);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(yield); ++i) {
+    MlirValue value = mlirOperationGetOperand(yield, i);
+    if (!mlirValueIsAOpResult(value))
+      continue;
+    MlirOperation producer = mlirOpResultGetOwner(value);
+    if (!mlirOperationEqual(producer, last) && isLinalgOp(producer) &&
+        mlirOperationGetNumResults(producer) == 1 &&
+        mlirShapedTypeHasStaticShape(mlirValueGetType(value)) &&
+        mlirOperationGetParentOperation(producer).ptr == group.ptr)
+      mlirOperationSetAttributeByName(
+          producer, mlirStringRefCreateFromCString(pendingRootAttribute), mlirUnitAttrGet(context));
+  }
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, yield);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationRemoveFromParent(op);
+    mlirBlockInsertOwnedOperationBefore(block, group, op);
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(groupOpAttribute),
+                                    mlirUnitAttrGet(context));
+    if (memoptOperationIsA(op, "tensor.empty"))
+      unshareEmpty(op);
+    op = next;
+  }
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(group); ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(group, i),
+                                  mlirOperationGetOperand(yield, i));
+  memoptEraseOp(group);
+}
+
+static bool removeAttribute(MlirOperation op, const char *name) {
+  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static bool hasAttribute(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
+/* The number of inputs (`ins`) of a linalg op; its inits follow them. */
+static intptr_t inputCount(MlirOperation op) {
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  return mlirAttributeIsNull(segments) ? mlirOperationGetNumOperands(op)
+                                       : mlirDenseI32ArrayGetElement(segments, 0);
+}
+
+/* Tags with `fuseAttribute` the ops of the group, in `block`, that `root`
+ * reads through other such ops and that tiling can fuse (linalg ops and
+ * pads): the producers fused into root's tile loop. Ops outside the group
+ * (earlier groups' loops, pins, ops of no group) are left alone, so each
+ * group computes its own layers only. Returns how many were tagged. */
+static size_t tagProducers(MlirOperation root, MlirBlock block) {
+  MlirContext context = mlirOperationGetContext(root);
+  size_t count = 0, capacity = 16, tagged = 0;
+  MlirOperation *stack = malloc(sizeof *stack * capacity);
+  if (!stack)
+    abort();
+  stack[count++] = root;
+  while (count > 0) {
+    MlirOperation op = stack[--count];
+    /* Root's destination becomes the loop's: fuseDestinationFill handles it. */
+    intptr_t operands =
+        mlirOperationEqual(op, root) ? inputCount(root) : mlirOperationGetNumOperands(op);
+    for (intptr_t i = 0; i < operands; ++i) {
+      MlirValue operand = mlirOperationGetOperand(op, i);
+      if (!mlirValueIsAOpResult(operand))
+        continue;
+      MlirOperation producer = mlirOpResultGetOwner(operand);
+      if (!mlirBlockEqual(mlirOperationGetBlock(producer), block) ||
+          !hasAttribute(producer, groupOpAttribute) || hasAttribute(producer, fuseAttribute) ||
+          !(isLinalgOp(producer) || memoptOperationIsA(producer, "tensor.pad")))
+        continue;
+      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(fuseAttribute),
+                                      mlirUnitAttrGet(context));
+      ++tagged;
+      if (count == capacity) {
+        capacity *= 2;
+        stack = realloc(stack, sizeof *stack * capacity);
+        if (!stack)
+          abort();
+      }
+      stack[count++] = producer;
+    }
+  }
+  free(stack);
+  /* A producer of root's destination whose only user is root becomes the
+   * loop's init, which fusion cannot move into the loop (fuseDestinationFill
+   * handles a fill). */
+  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+    MlirValue init = mlirOperationGetOperand(root, i);
+    MlirOpOperand use = mlirValueGetFirstUse(init);
+    if (mlirValueIsAOpResult(init) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)) &&
+        removeAttribute(mlirOpResultGetOwner(init), fuseAttribute))
+      --tagged;
+  }
+  return tagged;
+}
+
+/* Writes the transform script tiling the op tagged `tileRootAttribute` by
+ * `sizes` (one per loop of it, 0: not tiled; `loops` are not 0) and fusing
+ * the ops tagged `fuseAttribute` (when `fuse`) into the innermost loop. */
+static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr_t count,
+                        intptr_t loops, bool fuse) {
+  memoptStringBufferAppendFormat(
+      script,
+      "module attributes {transform.with_named_sequence} {\n"
+      "  transform.named_sequence @__transform_main(%%func: !transform.any_op) {\n"
+      "    %%root = transform.structured.match attributes {%s} in %%func"
+      " : (!transform.any_op) -> !transform.any_op\n"
+      "    %%tiled, %%loops:%ld = transform.structured.tile_using_for %%root tile_sizes [",
+      tileRootAttribute, (long)loops);
+  for (intptr_t i = 0; i < count; ++i)
+    memoptStringBufferAppendFormat(script, "%s%lld", i ? ", " : "", (long long)sizes[i]);
+  memoptStringBufferAppendCString(script, "] : (!transform.any_op) -> (!transform.any_op");
+  for (intptr_t i = 0; i < loops; ++i)
+    memoptStringBufferAppendCString(script, ", !transform.any_op");
+  memoptStringBufferAppendCString(script, ")\n");
+  if (fuse)
+    memoptStringBufferAppendFormat(
+        script,
+        "    %%producers = transform.structured.match attributes {%s} in %%func"
+        " : (!transform.any_op) -> !transform.any_op\n"
+        "    %%fused, %%loop = transform.structured.fuse_into_containing_op %%producers into "
+        "%%loops#%ld : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
+        "!transform.any_op)\n",
+        fuseAttribute, (long)(loops - 1));
+  /* CSE only inside the new loop nest (fusion clones a producer once per
+   * use): on the whole function it would replace ops of groups not lowered
+   * yet by equal ops already outside them, taking them out of their group. */
+  const char *nest = loops > 1 || !fuse ? "%loops#0" : "%loop";
+  memoptStringBufferAppendFormat(script,
+                                 "    transform.apply_cse to %s : !transform.any_op\n"
+                                 "    transform.apply_dce to %%func : !transform.any_op\n"
+                                 "    transform.yield\n"
+                                 "  }\n"
+                                 "}\n",
+                                 nest);
+}
+
+/* The tile sizes of each loop of `root` for the group's `tile`, clipped to
+ * root's output (a secondary output may be smaller); a dimension that is not
+ * a plain loop of root stays whole. When nothing is tiled, the first
+ * dimension is, whole, so every output has a loop (of one tile) to localize.
+ * Returns the number of loops; `loops` receives how many are tiled. */
+static intptr_t tileSizes(MlirOperation root, MlirAttribute tile, int64_t **sizes,
+                          intptr_t *loops) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(root);
+  intptr_t count =
+      mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
+  *sizes = calloc((size_t)(count > 0 ? count : 1), sizeof **sizes);
+  if (!*sizes)
+    abort();
+  MlirType output = mlirValueGetType(mlirOperationGetResult(root, 0));
+  *loops = 0;
+  intptr_t rank = mlirShapedTypeGetRank(output);
+  for (intptr_t d = 0; d < rank && d < mlirDenseArrayGetNumElements(tile); ++d) {
+    int64_t size = mlirDenseI64ArrayGetElement(tile, d);
+    intptr_t loop = loopOfResultDim(root, d);
+    if (size < mlirShapedTypeGetDimSize(output, d) && loop >= 0) {
+      (*sizes)[loop] = size;
+      ++*loops;
+    }
+  }
+  if (*loops == 0) {
+    intptr_t loop = rank > 0 ? loopOfResultDim(root, 0) : -1;
+    (*sizes)[loop >= 0 ? loop : 0] = rank > 0 ? mlirShapedTypeGetDimSize(output, 0) : 1;
+    *loops = 1;
+  }
+  return count;
+}
+
+/* Runs `script` on `func`. */
+static MlirLogicalResult applyScript(MlirOperation func, const char *script) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirModule module = mlirModuleCreateParse(context, mlirStringRefCreateFromCString(script));
+  if (mlirModuleIsNull(module))
+    abort(); /* the script is generated here: a parse error is a bug */
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirOperation sequence = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  MlirTransformOptions options = mlirTransformOptionsCreate();
+  MlirLogicalResult result = mlirTransformApplyNamedSequence(func, sequence, moduleOp, options);
+  mlirTransformOptionsDestroy(options);
+  mlirModuleDestroy(module);
+  return result;
+}
+
+/* Removing tags after a step; remembers the tiled root (the op tagged
+ * `tileRootAttribute` inside a loop) and the first pending root left in
+ * `block`. */
+typedef struct Untag {
+  MlirBlock block;
+  bool groupDone; /* also remove groupOpAttribute and pendingRootAttribute */
+  MlirOperation tiledRoot;
+  MlirOperation pendingRoot;
+} Untag;
+
+static MlirWalkResult untag(MlirOperation op, void *userData) {
+  Untag *untag = userData;
+  removeAttribute(op, fuseAttribute);
+  if (removeAttribute(op, tileRootAttribute) &&
+      memoptOperationIsA(mlirOperationGetParentOperation(op), "scf.for"))
+    untag->tiledRoot = op;
+  if (untag->groupDone) {
+    removeAttribute(op, groupOpAttribute);
+    removeAttribute(op, pendingRootAttribute);
+  } else if (mlirOperationIsNull(untag->pendingRoot) && hasAttribute(op, pendingRootAttribute) &&
+             mlirBlockEqual(mlirOperationGetBlock(op), untag->block)) {
+    untag->pendingRoot = op;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* After tiling, the loop nest starts from root's init. When that is a
+ * linalg.fill of a tensor.empty (a convolution's zeroed accumulator), the
+ * nest starts from the empty tensor instead and each tile fills its own
+ * slice, so the zeros are made in the scratchpad and never loaded. */
+static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, MlirOperation outer) {
+  MlirValue init = mlirOperationGetOperand(tiledRoot, inputCount(tiledRoot));
+  if (!mlirValueIsAOpResult(init) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
+    return;
+  MlirOperation slice = mlirOpResultGetOwner(init);
+  MlirValue carried = mlirOperationGetOperand(slice, 0);
+  /* Up the nest to the outermost loop's init. */
+  MlirOperation loop = inner;
+  for (;;) {
+    if (!mlirValueIsABlockArgument(carried) ||
+        !mlirBlockEqual(mlirBlockArgumentGetOwner(carried), memoptSingleBlock(loop)) ||
+        mlirBlockArgumentGetArgNumber(carried) == 0)
+      return;
+    /* scf.for operands: lower, upper, step, then the inits of iter_args 1... */
+    intptr_t initIndex = 2 + mlirBlockArgumentGetArgNumber(carried);
+    MlirValue loopInit = mlirOperationGetOperand(loop, initIndex);
+    if (mlirOperationEqual(loop, outer)) {
+      if (!mlirValueIsAOpResult(loopInit))
+        return;
+      MlirOperation fill = mlirOpResultGetOwner(loopInit);
+      if (!memoptOperationIsA(fill, "linalg.fill") ||
+          !mlirOpOperandIsNull(mlirOpOperandGetNextUse(mlirValueGetFirstUse(loopInit))))
+        return;
+      mlirOperationSetOperand(loop, initIndex, mlirOperationGetOperand(fill, 1));
+      MemoptBuilder builder = {mlirOperationGetBlock(slice), mlirOperationGetNextInBlock(slice),
+                               mlirOperationGetLocation(fill)};
+      MlirValue filled = spmBuildFill(&builder, mlirOperationGetOperand(fill, 0),
+                                      mlirOperationGetResult(slice, 0));
+      mlirOperationSetOperand(tiledRoot, inputCount(tiledRoot), filled);
+      memoptEraseOp(fill);
+      return;
+    }
+    carried = loopInit;
+    loop = mlirOperationGetParentOperation(loop);
+  }
+}
+
+static bool hasOneUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/* Gives root its own destination: a linalg.fill (and the tensor.empty it
+ * fills) that other ops also use is cloned for root, since the loop will
+ * start from it. (CSE, which tiling runs on the whole function, merges equal
+ * fills of groups not lowered yet.) */
+static void ownDestination(MlirOperation root) {
+  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+    MlirValue init = mlirOperationGetOperand(root, i);
+    if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
+      continue;
+    MlirOperation fill = mlirOperationClone(mlirOpResultGetOwner(init));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), root, fill);
+    MlirValue empty = mlirOperationGetOperand(fill, 1);
+    if (mlirValueIsAOpResult(empty) &&
+        memoptOperationIsA(mlirOpResultGetOwner(empty), "tensor.empty")) {
+      MlirOperation copy = mlirOperationClone(mlirOpResultGetOwner(empty));
+      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), fill, copy);
+      mlirOperationSetOperand(fill, 1, mlirOperationGetResult(copy, 0));
+    }
+    mlirOperationSetOperand(root, i, mlirOperationGetResult(fill, 0));
+  }
+}
+
+/* Tiles `root` (in `block`, directly under `parent`) with its producers of
+ * the group, then localizes its tiles. On success sets `pendingRoot` to the
+ * next output of the group to tile, if any. */
+static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, MlirOperation parent,
+                     SpmLowering *lowering, MlirOperation *pendingRoot) {
+  MlirContext context = mlirOperationGetContext(root);
+  int64_t *sizes;
+  intptr_t loops;
+  intptr_t count = tileSizes(root, tile, &sizes, &loops);
+  removeAttribute(root, pendingRootAttribute);
+  ownDestination(root);
+  mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
+                                  mlirUnitAttrGet(context));
+  bool fuse = tagProducers(root, block) > 0;
+  MemoptStringBuffer script = memoptStringBufferCreate();
+  writeScript(&script, sizes, count, loops, fuse);
+  free(sizes);
+  MlirLogicalResult tiled = applyScript(lowering->func, memoptStringBufferGet(&script));
+  memoptStringBufferDestroy(&script);
+
+  Untag untagged = {block, false, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &untagged, MlirWalkPreOrder);
+  *pendingRoot = untagged.pendingRoot;
+  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(untagged.tiledRoot))
+    return false;
+  MlirOperation inner = mlirOperationGetParentOperation(untagged.tiledRoot);
+  MlirOperation outer = inner;
+  for (MlirOperation up = mlirOperationGetParentOperation(outer); !mlirOperationEqual(up, parent);
+       up = mlirOperationGetParentOperation(up))
+    outer = up;
+  fuseDestinationFill(untagged.tiledRoot, inner, outer);
+  spmLocalizeTiles(outer, inner, lowering);
+  return true;
+}
+
+MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
+  MlirOperation last = lastOp(group);
+  MlirOperation parent = mlirOperationGetParentOperation(group);
+  MlirBlock block = mlirOperationGetBlock(group);
+  MlirLocation location = mlirOperationGetLocation(group);
+  MlirAttribute tile = tileOf(group);
+  inlineGroup(group, last);
+  /* The other outputs the group yields first, each in its own tile loop,
+   * then the last op's: its loop then reads them as it reads any tensor
+   * made before it, instead of recomputing them. (Fusing a producer that
+   * other ops also use crashes upstream fusion in MLIR 22 on
+   * squeeze-and-excitation blocks.) */
+  bool ok = true;
+  Untag first = {block, false, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &first, MlirWalkPreOrder);
+  for (MlirOperation root = first.pendingRoot; ok && !mlirOperationIsNull(root);)
+    ok = tileRoot(root, tile, block, parent, lowering, &root);
+  if (ok) {
+    MlirOperation none;
+    ok = tileRoot(last, tile, block, parent, lowering, &none);
+  }
+  Untag done = {block, true, {NULL}, {NULL}};
+  mlirOperationWalk(lowering->func, untag, &done, MlirWalkPreOrder);
+  if (!ok) {
+    mlirEmitError(location, "'spm.group' op cannot be lowered to memref: upstream tiling and "
+                            "fusion failed on one of its outputs");
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}
