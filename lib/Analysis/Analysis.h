@@ -544,6 +544,13 @@ void memoptGroupBuffersList(const MemoptLayerGraph *graph, size_t first, size_t 
                             int64_t tileRows, const bool *pinned, const MemoptSpmTarget *target,
                             MemoptGroupBuffers *buffers);
 
+/*===------------------------------------------------------------------===*
+ * Recompute cost and the optimal rematerialization (Checkmate)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the element operations `op` performs when it runs once more (linalg: iteration domain times body ops; views, empties, constants: 0).
+double memoptOpRecomputeCost(MlirOperation op);
+
 #ifdef __cplusplus
 }
 #endif

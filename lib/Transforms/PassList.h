@@ -38,4 +38,7 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// remat (RematPass.c).
+extern const MemoptPassInfo memoptRematPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

@@ -20,6 +20,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptSpmPinFusePass,
     &memoptPrintLayerGraphPass,
     &memoptSpmFoldNormScalePass,
+    &memoptRematPass,
 };
 
 extern const struct {
