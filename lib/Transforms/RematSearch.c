@@ -18,8 +18,10 @@
  *    buffer dies after its last use before the peak, the clones live from
  *    the insertion point (the recomputed buffer until its old end), extended
  *    leaves until the insertion point. A candidate must lower the peak
- *    position and raise no position above the peak; the best frees the most
- *    bytes at the peak per element operation recomputed.
+ *    position, raise no position above the peak, and the clones must stay
+ *    below the peak at the insertion point (else the peak only moves to
+ *    them); the best frees the most bytes at the peak per element operation
+ *    recomputed.
  * 4. The best candidate is applied (clones inserted, every use at or after
  *    the insertion point redirected) and the function estimated again: when
  *    the real peak did not go down (or, at an equal peak, fewer positions
@@ -475,7 +477,12 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
         atPeak = running;
       ok = search->live[p] + running <= peakBytes;
     }
-    ok = ok && atPeak < 0;
+    /* At the insertion point the clones themselves must stay below the
+     * peak: otherwise the peak only moves to them. */
+    int64_t atInsertion = 0;
+    for (size_t p = 0; p <= insertion; ++p)
+      atInsertion += delta[p];
+    ok = ok && atPeak < 0 && search->live[insertion] + atInsertion < peakBytes;
     candidate->saving = ok ? (uint64_t)-atPeak : 0;
     candidate->score = (double)candidate->saving / (candidate->cost + 1.0);
   }
@@ -736,8 +743,9 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
       outcome->bestPeak = now;
     if (!accepted) {
       outcome->stopReason = candidateCount == 0
-                                ? "no value live across the peak can be recomputed"
-                                : "no recomputation lowers the peak";
+                                ? "no value live across the peak can be recomputed with at "
+                                  "most max-chain computing ops so that the peak goes down"
+                                : "the estimator refused every candidate (the peak only moved)";
       break;
     }
   }
