@@ -41,4 +41,7 @@ extern const MemoptPassInfo memoptPlaceSearchPass;
 /// remat (RematPass.c).
 extern const MemoptPassInfo memoptRematPass;
 
+/// print-remat-optimum (PrintRematOptimumPass.c).
+extern const MemoptPassInfo memoptPrintRematOptimumPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

@@ -21,6 +21,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintLayerGraphPass,
     &memoptSpmFoldNormScalePass,
     &memoptRematPass,
+    &memoptPrintRematOptimumPass,
 };
 
 extern const struct {
