@@ -46,10 +46,11 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
   else if (outcome.budgetMet)
     remark(func,
            "remat: estimated peak %llu -> %llu bytes (budget %llu bytes): %zu values recomputed, "
-           "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function)",
+           "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function); "
+           "%zu estimates, %zu candidates refused by the estimator",
            (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.finalPeak,
            (unsigned long long)outcome.budget, outcome.steps, outcome.clonedOps,
-           outcome.recomputeCost, share);
+           outcome.recomputeCost, share, outcome.estimates, outcome.rejected);
   else
     remark(func,
            "remat: the budget of %llu bytes is out of reach: the best is %llu bytes (from %llu), "

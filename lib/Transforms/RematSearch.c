@@ -576,11 +576,9 @@ static void destroyStep(Step *step) {
   memset(step, 0, sizeof *step);
 }
 
-/* Recomputes the positions and live bytes of `search` from a new profile. */
-static bool refresh(Search *search, MemoptStringBuffer *error) {
-  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(search->func, false, error);
-  if (!profile)
-    return false;
+/* Makes `profile` (of the function as it is now) the search's, with the
+ * positions and live bytes read from it. */
+static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   memoptMemoryProfileDestroy(search->profile);
   search->profile = profile;
   search->positionCount = memoptMemoryProfileGetNumPositions(profile);
@@ -594,7 +592,6 @@ static bool refresh(Search *search, MemoptStringBuffer *error) {
     search->opAt[p] = memoptMemoryProfileGetPositionOp(profile, p);
     search->live[p] = (int64_t)memoptMemoryProfileGetLiveBytes(profile, p);
   }
-  return true;
 }
 
 static size_t positionsAt(const Search *search, int64_t bytes) {
@@ -646,10 +643,12 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
   search.body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   search.limits = limits;
   search.rejected = memoptPointerMapCreate();
-  if (!refresh(&search, error)) {
+  MemoptMemoryProfile *initial = memoptMemoryProfileCreate(func, false, error);
+  if (!initial) {
     memoptPointerMapDestroy(&search.rejected);
     return false;
   }
+  adoptProfile(&search, initial);
   ++outcome->estimates;
   for (size_t p = 0; p < search.positionCount; ++p)
     if (memoptMemoryProfileHasUnknownSize(search.profile, p)) {
@@ -704,13 +703,10 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
       steps = grow(steps, &stepCapacity, stepCount, sizeof *steps);
       Step *step = &steps[stepCount];
       applyCandidate(&search, &candidates[c], step);
-      MemoptMemoryProfile *before = search.profile;
-      search.profile = NULL;
       MemoptStringBuffer ignored = memoptStringBufferCreate();
       MemoptMemoryProfile *after = memoptMemoryProfileCreate(func, false, &ignored);
       memoptStringBufferDestroy(&ignored);
       ++outcome->estimates;
-      search.profile = before;
       bool better = false;
       if (after) {
         uint64_t newPeak = memoptMemoryProfileGetPeakBytes(after);
@@ -718,7 +714,6 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
         for (size_t p = 0; p < memoptMemoryProfileGetNumPositions(after); ++p)
           newCount += memoptMemoryProfileGetLiveBytes(after, p) == newPeak;
         better = newPeak < peakBytes || (newPeak == peakBytes && newCount < peakCount);
-        memoptMemoryProfileDestroy(after);
       }
       if (better) {
         accepted = true;
@@ -726,9 +721,9 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
         ++outcome->steps;
         outcome->clonedOps += step->cloneCount;
         outcome->recomputeCost += step->cost;
-        refresh(&search, error);
-        ++outcome->estimates;
+        adoptProfile(&search, after);
       } else {
+        memoptMemoryProfileDestroy(after);
         undoStep(step);
         destroyStep(step);
         reject(&search, &candidates[c], key);
