@@ -33,6 +33,7 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
       .budgetRatio = ratio,
       .maxChain = (size_t)memoptPassOptionsGetInteger(options, "max-chain"),
       .maxSteps = (size_t)memoptPassOptionsGetInteger(options, "max-steps"),
+      .maxRecompute = memoptPassOptionsGetFloat(options, "max-recompute"),
       .allowPartial = true,
   };
   MemoptStringBuffer message = memoptStringBufferCreate();
@@ -94,6 +95,7 @@ static const MemoptPassOptionInfo printRematOptimumOptions[] = {
      NULL, 0, 1},
     {"max-chain", MemoptOptionInteger, "8", "the heuristic's max-chain", NULL, 1, 1000},
     {"max-steps", MemoptOptionInteger, "1000", "the heuristic's max-steps", NULL, 0, 1000000},
+    {"max-recompute", MemoptOptionFloat, "0.15", "the heuristic's max-recompute", NULL, 0, 100},
     {"max-nodes", MemoptOptionInteger, "80",
      "largest graph (buffers) given to the ILP; larger functions are not solved", NULL, 1, 100000},
     {"time-limit", MemoptOptionFloat, "10", "seconds GLPK may take per ILP", NULL, 0.001, 86400},

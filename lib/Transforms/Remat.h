@@ -20,6 +20,7 @@ typedef struct RematLimits {
   double budgetRatio; /* otherwise: this fraction of the initial peak */
   size_t maxChain;   /* most computing ops recomputed for one value */
   size_t maxSteps;   /* most values rematerialized */
+  double maxRecompute; /* most element operations recomputed, as a fraction of the function's */
   bool allowPartial; /* keep the steps taken when the budget stays out of reach */
 } RematLimits;
 

@@ -29,6 +29,7 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
       .budgetRatio = memoptPassOptionsGetFloat(options, "budget-ratio"),
       .maxChain = (size_t)memoptPassOptionsGetInteger(options, "max-chain"),
       .maxSteps = (size_t)memoptPassOptionsGetInteger(options, "max-steps"),
+      .maxRecompute = memoptPassOptionsGetFloat(options, "max-recompute"),
       .allowPartial = memoptPassOptionsGetBool(options, "allow-partial"),
   };
   RematOutcome outcome;
@@ -76,6 +77,10 @@ static const MemoptPassOptionInfo rematOptions[] = {
      1, 1000},
     {"max-steps", MemoptOptionInteger, "1000", "most values rematerialized per function", NULL, 0,
      1000000},
+    {"max-recompute", MemoptOptionFloat, "0.15",
+     "most element operations recomputed, as a fraction of the function's (a bound on the time "
+     "overhead)",
+     NULL, 0, 100},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the recomputations that lower the peak even when the budget stays out of reach", NULL,
      0, 0},

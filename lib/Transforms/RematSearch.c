@@ -12,7 +12,8 @@
  *    not count) or kept alive until the insertion point (an "extended" leaf:
  *    a layer norm's per-row statistics, say). Each buffer gives two
  *    candidates: recompute as far as possible, or extend every computed
- *    operand. The init of a destination-style op is always recomputed (the
+ *    operand; each at the first later use, or earlier, where the fewest
+ *    bytes are live between the peak and that use. The init of a destination-style op is always recomputed (the
  *    clone needs a buffer of its own).
  * 3. Each candidate is scored on the profile without touching the IR: the
  *    buffer dies after its last use before the peak, the clones live from
@@ -21,7 +22,8 @@
  *    position, raise no position above the peak, and the clones must stay
  *    below the peak at the insertion point (else the peak only moves to
  *    them); the best frees the most bytes at the peak per element operation
- *    recomputed.
+ *    recomputed. Candidates that would take the work recomputed so far
+ *    past max-recompute (a fraction of the function's work) are skipped.
  * 4. The best candidate is applied (clones inserted, every use at or after
  *    the insertion point redirected) and the function estimated again: when
  *    the real peak did not go down (or, at an equal peak, fewer positions
@@ -140,6 +142,7 @@ typedef struct Step {
 typedef struct Candidate {
   size_t buffer;         /* the buffer freed across the peak */
   bool extendLeaves;     /* the variant: computed operands are kept alive instead */
+  bool atLowPoint;       /* the variant: inserted where least is live before the first later use */
   size_t *ops;           /* positions of the ops to clone, ascending */
   size_t opCount;
   size_t insertion;      /* position of the first use after the peak */
@@ -386,11 +389,12 @@ static uint64_t chainPeakBytes(const Search *search, const Candidate *candidate)
 /* Builds and scores the candidate freeing `buffer` across `peak`; false when
  * the buffer cannot be rematerialized or the model sees no gain. */
 static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool extendLeaves,
-                           Candidate *candidate) {
+                           bool atLowPoint, Candidate *candidate) {
   MemoptBufferInfo info = memoptMemoryProfileGetBuffer(search->profile, buffer);
   memset(candidate, 0, sizeof *candidate);
   candidate->buffer = buffer;
   candidate->extendLeaves = extendLeaves;
+  candidate->atLowPoint = atLowPoint;
   if (info.nested || info.escapes || !info.sizeKnown || info.bytes == 0 ||
       info.kind != MemoptBufferAllocation || info.firstPosition >= peak ||
       info.lastPosition <= peak)
@@ -428,6 +432,17 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
     }
   }
   ok = ok && insertion < search->positionCount;
+  if (ok && atLowPoint) {
+    /* Recompute where the fewest bytes are live between the peak and the
+     * first later use (not at the use itself, which the other variant
+     * does): the clones' own buffers then add to less. */
+    size_t lowest = insertion;
+    for (size_t p = peak + 1; p < insertion; ++p)
+      if (search->live[p] < search->live[lowest])
+        lowest = p;
+    ok = lowest != insertion;
+    insertion = lowest;
+  }
   candidate->insertion = insertion;
   ChainBuild build = {search, candidate, NULL, NULL, 0, 0, NULL, 0, 0};
   if (ok) {
@@ -610,8 +625,9 @@ static int compareCandidates(const void *a, const void *b) {
   return x->opCount < y->opCount ? -1 : x->opCount > y->opCount;
 }
 
+/* One bit per variant of a buffer's candidate. */
 static size_t rejectionKey(const Candidate *candidate) {
-  return candidate->extendLeaves ? 1 : 2;
+  return (size_t)1 << ((candidate->extendLeaves ? 1 : 0) + (candidate->atLowPoint ? 2 : 0));
 }
 
 static bool isRejected(const Search *search, const Candidate *candidate) {
@@ -662,6 +678,7 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
       return false;
     }
   outcome->functionCost = functionCost(search.body);
+  double recomputeAllowance = limits->maxRecompute * outcome->functionCost;
   outcome->initialPeak = memoptMemoryProfileGetPeakBytes(search.profile);
   outcome->bestPeak = outcome->initialPeak;
   outcome->budget = limits->budgetGiven
@@ -683,13 +700,14 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
                                                          sizeof live / sizeof *live);
     if (liveCount > sizeof live / sizeof *live)
       liveCount = sizeof live / sizeof *live;
-    Candidate *candidates = allocateZeroed(2 * liveCount, sizeof *candidates);
+    Candidate *candidates = allocateZeroed(4 * liveCount, sizeof *candidates);
     size_t candidateCount = 0;
     for (size_t b = 0; b < liveCount; ++b)
-      for (int variant = 0; variant < 2; ++variant) {
+      for (int variant = 0; variant < 4; ++variant) {
         Candidate *candidate = &candidates[candidateCount];
-        if (buildCandidate(&search, peak, live[b], variant == 1, candidate)) {
-          if (isRejected(&search, candidate))
+        if (buildCandidate(&search, peak, live[b], variant & 1, variant & 2, candidate)) {
+          if (isRejected(&search, candidate) ||
+              outcome->recomputeCost + candidate->cost > recomputeAllowance)
             free(candidate->ops);
           else
             ++candidateCount;
@@ -739,7 +757,8 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
     if (!accepted) {
       outcome->stopReason = candidateCount == 0
                                 ? "no value live across the peak can be recomputed with at "
-                                  "most max-chain computing ops so that the peak goes down"
+                                  "most max-chain computing ops within max-recompute so that "
+                                  "the peak goes down"
                                 : "the estimator refused every candidate (the peak only moved)";
       break;
     }

@@ -8,7 +8,7 @@
 // RUN: memopt-opt %s -o %t.orig.mlir
 // RUN: diff %t.mlir %t.orig.mlir
 
-// REMARK: remark: remat: the budget of 36864 bytes is out of reach: the best is 40960 bytes (from 40960), then no value live across the peak can be recomputed with at most max-chain computing ops so that the peak goes down; the function is left unchanged
+// REMARK: remark: remat: the budget of 36864 bytes is out of reach: the best is 40960 bytes (from 40960), then no value live across the peak can be recomputed with at most max-chain computing ops within max-recompute so that the peak goes down; the function is left unchanged
 
 #id = affine_map<(d0) -> (d0)>
 func.func @elementwise_chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {

@@ -8,7 +8,7 @@
 // RUN: diff %t.mlir %t.orig.mlir
 // RUN: memopt-opt %s --remat="budget=1KiB allow-partial" 2>&1 | FileCheck %s --check-prefix=PARTIAL
 
-// REMARK: remark: remat: the budget of 1024 bytes is out of reach: the best is 36864 bytes (from 40960), then no value live across the peak can be recomputed with at most max-chain computing ops so that the peak goes down; the function is left unchanged
+// REMARK: remark: remat: the budget of 1024 bytes is out of reach: the best is 36864 bytes (from 40960), then no value live across the peak can be recomputed with at most max-chain computing ops within max-recompute so that the peak goes down; the function is left unchanged
 // PARTIAL: remark: remat: the budget of 1024 bytes is out of reach: the best is 36864 bytes (from 40960), {{.*}}; the steps are kept (allow-partial)
 // PARTIAL: remark: remat: kept 1 values recomputed, 4 ops cloned, 2048 element operations recomputed
 // PARTIAL: math.exp
