@@ -559,15 +559,16 @@ typedef struct MemoptRematOptimum {
   double baseCost;        /* element operations of computing every node once */
   bool solved;            /* GLPK found a solution within the time limit */
   bool optimal;           /* ... and proved it optimal */
+  bool withinGap;         /* ... or proved it within the relative gap of the optimum */
   bool infeasible;        /* no schedule meets the budget */
   double recomputeCost;   /* element operations recomputed by the solution */
   double solutionPeak;    /* the solution's peak in the graph's bytes */
 } MemoptRematOptimum;
 
-/// Solves Checkmate's ILP for `func` at `budgetFraction` of the graph's own peak, within `timeLimitSeconds`; false with the reason in `error` when the function cannot be modelled or has more than `maxNodes` buffers.
+/// Solves Checkmate's ILP for `func` at `budgetFraction` of the graph's own peak, within `timeLimitSeconds`, stopping at `relativeGap` from the proven bound; false with the reason in `error` when the function cannot be modelled or has more than `maxNodes` buffers.
 bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
-                             double timeLimitSeconds, MemoptRematOptimum *result,
-                             MemoptStringBuffer *error);
+                             double timeLimitSeconds, double relativeGap,
+                             MemoptRematOptimum *result, MemoptStringBuffer *error);
 
 #ifdef __cplusplus
 }

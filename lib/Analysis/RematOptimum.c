@@ -232,8 +232,8 @@ static int columnS(size_t count, size_t t, size_t i) {
 }
 
 bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
-                             double timeLimitSeconds, MemoptRematOptimum *result,
-                             MemoptStringBuffer *error) {
+                             double timeLimitSeconds, double relativeGap,
+                             MemoptRematOptimum *result, MemoptStringBuffer *error) {
   memset(result, 0, sizeof *result);
   Node *nodes;
   size_t count;
@@ -335,9 +335,11 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
   parameters.msg_lev = GLP_MSG_OFF;
   parameters.fp_heur = GLP_ON; /* a feasible schedule early, so a time-out still reports one */
   parameters.tm_lim = (int)(timeLimitSeconds * 1000);
+  parameters.mip_gap = relativeGap;
   int status = glp_intopt(problem, &parameters);
   int mipStatus = glp_mip_status(problem);
   result->optimal = status == 0 && mipStatus == GLP_OPT;
+  result->withinGap = result->optimal || status == GLP_EMIPGAP;
   result->solved = mipStatus == GLP_OPT || mipStatus == GLP_FEAS;
   result->infeasible = mipStatus == GLP_NOFEAS || status == GLP_ENOPFS;
   if (result->solved) {

@@ -10,16 +10,19 @@
 
 
 static void appendSolution(MemoptStringBuffer *out, const MemoptRematOptimum *optimum,
-                           double timeLimit) {
+                           double timeLimit, double gap) {
   if (optimum->infeasible)
     memoptStringBufferAppendCString(out, "infeasible: no schedule fits the budget");
   else if (!optimum->solved)
     memoptStringBufferAppendFormat(out, "no solution in time (%.3g s)", timeLimit);
   else
-    memoptStringBufferAppendFormat(out, "optimum recomputes %.6g element operations%s",
-                                   optimum->recomputeCost,
-                                   optimum->optimal ? " (proven optimal)"
-                                                    : " (best found in time, not proven optimal)");
+    memoptStringBufferAppendFormat(out, "optimum recomputes %.6g element operations", optimum->recomputeCost);
+  if (optimum->solved && optimum->optimal)
+    memoptStringBufferAppendCString(out, " (proven optimal)");
+  else if (optimum->solved && optimum->withinGap)
+    memoptStringBufferAppendFormat(out, " (proven within %g%% of the optimum)", 100 * gap);
+  else if (optimum->solved)
+    memoptStringBufferAppendCString(out, " (best found in time, not proven optimal)");
 }
 
 static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
@@ -29,6 +32,7 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
   double ratio = memoptPassOptionsGetFloat(options, "budget-ratio");
   double timeLimit = memoptPassOptionsGetFloat(options, "time-limit");
   size_t maxNodes = (size_t)memoptPassOptionsGetInteger(options, "max-nodes");
+  double ilpGap = memoptPassOptionsGetFloat(options, "ilp-gap");
   RematLimits limits = {
       .budgetRatio = ratio,
       .maxChain = (size_t)memoptPassOptionsGetInteger(options, "max-chain"),
@@ -47,14 +51,14 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
   MemoptRematOptimum optimum;
   if (!heuristicRan) {
     memoptStringBufferAppendFormat(&message, "not compared: %s", error.data);
-  } else if (!memoptRematOptimumSolve(func, ratio, maxNodes, timeLimit, &optimum, &error)) {
+  } else if (!memoptRematOptimumSolve(func, ratio, maxNodes, timeLimit, ilpGap, &optimum, &error)) {
     memoptStringBufferAppendFormat(&message, "no ILP: %s", error.data);
   } else {
     memoptStringBufferAppendFormat(
         &message,
         "%zu buffers, ILP model peak %.0f bytes (estimator %llu); at budget-ratio %g: ",
         optimum.nodes, optimum.modelPeak, (unsigned long long)outcome.initialPeak, ratio);
-    appendSolution(&message, &optimum, timeLimit);
+    appendSolution(&message, &optimum, timeLimit, ilpGap);
     double achieved = outcome.initialPeak ? (double)outcome.finalPeak / (double)outcome.initialPeak : 1;
     memoptStringBufferAppendFormat(
         &message, "; heuristic: peak %llu -> %llu bytes (%.3f of the peak, budget %s), "
@@ -66,9 +70,9 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
     MemoptRematOptimum atHeuristic = optimum;
     if (!outcome.budgetMet) {
       memoptStringBufferClear(&error);
-      if (memoptRematOptimumSolve(func, achieved, maxNodes, timeLimit, &atHeuristic, &error)) {
+      if (memoptRematOptimumSolve(func, achieved, maxNodes, timeLimit, ilpGap, &atHeuristic, &error)) {
         memoptStringBufferAppendFormat(&message, "; ILP at %.3f: ", achieved);
-        appendSolution(&message, &atHeuristic, timeLimit);
+        appendSolution(&message, &atHeuristic, timeLimit, ilpGap);
       }
     }
     if (atHeuristic.solved) {
@@ -99,6 +103,9 @@ static const MemoptPassOptionInfo printRematOptimumOptions[] = {
     {"max-nodes", MemoptOptionInteger, "80",
      "largest graph (buffers) given to the ILP; larger functions are not solved", NULL, 1, 100000},
     {"time-limit", MemoptOptionFloat, "10", "seconds GLPK may take per ILP", NULL, 0.001, 86400},
+    {"ilp-gap", MemoptOptionFloat, "0.01",
+     "GLPK stops once its solution is proven within this fraction of the optimum (0: exact)", NULL,
+     0, 1},
 };
 
 const MemoptPassInfo memoptPrintRematOptimumPass = {
