@@ -127,6 +127,10 @@ static bool buildGraph(MlirOperation func, Node **nodesOut, size_t *countOut,
   }
   for (size_t p = 0; build.ok && p + 1 < positions; ++p) {
     MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
+    /* A view neither writes its buffer nor reads it: its users read the
+     * buffer through it. */
+    if (memoptOperationIsView(op))
+      continue;
     build.position = p;
     build.written = MEMOPT_NO_INDEX;
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && build.written == MEMOPT_NO_INDEX;
