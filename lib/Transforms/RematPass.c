@@ -73,7 +73,9 @@ static const MemoptPassOptionInfo rematOptions[] = {
     {"budget-ratio", MemoptOptionFloat, "0.6",
      "budget as a fraction of the function's peak without rematerialization", NULL, 0, 1},
     {"max-chain", MemoptOptionInteger, "8",
-     "most computing ops recomputed for one value (empties, fills and views not counted)", NULL,
+     "most computing ops recomputed for one value (ops that only allocate, view or move data "
+     "not counted)",
+     NULL,
      1, 1000},
     {"max-steps", MemoptOptionInteger, "1000", "most values rematerialized per function", NULL, 0,
      1000000},

@@ -40,6 +40,7 @@
 
 #include "mlir-c/BuiltinTypes.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +159,10 @@ typedef struct Search {
   size_t positionCount;
   MlirOperation *opAt;       /* per position */
   int64_t *live;             /* per position */
-  int64_t *delta;            /* scratch: difference array of a candidate's effect */
+  int64_t *delta;            /* scratch: difference array of a candidate's effect, all zero
+                                between candidates */
+  bool *inChain;             /* scratch per position, all false between candidates */
+  size_t *worklist;          /* scratch per position */
   const RematLimits *limits;
   MemoptPointerMap rejected; /* buffer value pointers (x2 + variant) refused by the estimator */
 } Search;
@@ -313,12 +317,23 @@ static size_t bufferValues(const Search *search, size_t buffer, MlirValue **valu
   return count;
 }
 
-static void addRange(int64_t *delta, size_t from, size_t to, int64_t bytes) {
-  /* [from, to] inclusive; delta has positionCount + 1 slots */
+/* The span of the difference array a candidate touched, so that scoring
+ * and clearing it cost its length, not the function's. */
+typedef struct DeltaSpan {
+  int64_t *delta; /* positionCount + 1 slots */
+  size_t low, high;
+} DeltaSpan;
+
+/* Adds `bytes` to positions [from, to]. */
+static void addRange(DeltaSpan *span, size_t from, size_t to, int64_t bytes) {
   if (from > to)
     return;
-  delta[from] += bytes;
-  delta[to + 1] -= bytes;
+  span->delta[from] += bytes;
+  span->delta[to + 1] -= bytes;
+  if (from < span->low)
+    span->low = from;
+  if (to + 1 > span->high)
+    span->high = to + 1;
 }
 
 /* The clones' own buffers during the chain: each allocated at its op,
@@ -446,8 +461,8 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
   candidate->insertion = insertion;
   ChainBuild build = {search, candidate, NULL, NULL, 0, 0, NULL, 0, 0};
   if (ok) {
-    build.inChain = allocateZeroed(search->positionCount, sizeof *build.inChain);
-    build.worklist = allocateZeroed(search->positionCount, sizeof *build.worklist);
+    build.inChain = search->inChain;
+    build.worklist = search->worklist;
     for (size_t v = 0; v < valueCount; ++v)
       if (late[v]) {
         size_t definition = 0;
@@ -468,41 +483,42 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
     /* The model: the buffer ends at its last use before the peak; the clones
      * allocate at the insertion point, the recomputed buffer lives on to its
      * old end; extended leaves live until the insertion point. */
-    int64_t *delta = search->delta;
-    memset(delta, 0, (search->positionCount + 1) * sizeof *delta);
+    DeltaSpan span = {search->delta, SIZE_MAX, 0};
     int64_t bytes = (int64_t)info.bytes;
-    addRange(delta, lastBefore + 1, info.lastPosition, -bytes);
-    addRange(delta, insertion + 1, info.lastPosition, bytes);
+    addRange(&span, lastBefore + 1, info.lastPosition, -bytes);
+    addRange(&span, insertion + 1, info.lastPosition, bytes);
     for (size_t k = 0; k < candidate->opCount; ++k)
       candidate->cost += memoptOpRecomputeCost(search->opAt[candidate->ops[k]]);
-    addRange(delta, insertion, insertion, (int64_t)chainPeakBytes(search, candidate));
+    addRange(&span, insertion, insertion, (int64_t)chainPeakBytes(search, candidate));
     for (size_t k = 0; k < build.extendedCount; ++k) {
       bool seen = false;
       for (size_t j = 0; j < k && !seen; ++j)
         seen = build.extended[j] == build.extended[k];
       MemoptBufferInfo leaf = memoptMemoryProfileGetBuffer(search->profile, build.extended[k]);
       if (!seen && leaf.lastPosition < insertion)
-        addRange(delta, leaf.lastPosition + 1, insertion, (int64_t)leaf.bytes);
+        addRange(&span, leaf.lastPosition + 1, insertion, (int64_t)leaf.bytes);
     }
+    /* Outside the span nothing changes (and nothing exceeds the peak). */
     int64_t peakBytes = search->live[peak];
-    int64_t running = 0, atPeak = 0;
-    for (size_t p = 0; p < search->positionCount && ok; ++p) {
-      running += delta[p];
+    int64_t running = 0, atPeak = 0, atInsertion = 0;
+    for (size_t p = span.low; p < span.high && p < search->positionCount; ++p) {
+      running += span.delta[p];
       if (p == peak)
         atPeak = running;
-      ok = search->live[p] + running <= peakBytes;
+      if (p == insertion)
+        atInsertion = running;
+      ok = ok && search->live[p] + running <= peakBytes;
     }
+    for (size_t p = span.low; p <= span.high; ++p)
+      span.delta[p] = 0;
     /* At the insertion point the clones themselves must stay below the
      * peak: otherwise the peak only moves to them. */
-    int64_t atInsertion = 0;
-    for (size_t p = 0; p <= insertion; ++p)
-      atInsertion += delta[p];
     ok = ok && atPeak < 0 && search->live[insertion] + atInsertion < peakBytes;
     candidate->saving = ok ? (uint64_t)-atPeak : 0;
     candidate->score = (double)candidate->saving / (candidate->cost + 1.0);
   }
-  free(build.inChain);
-  free(build.worklist);
+  for (size_t k = 0; k < build.worklistCount; ++k)
+    search->inChain[build.worklist[k]] = false;
   free(build.extended);
   free(late);
   free(values);
@@ -600,6 +616,10 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   free(search->opAt);
   free(search->live);
   free(search->delta);
+  free(search->inChain);
+  free(search->worklist);
+  search->inChain = allocateZeroed(search->positionCount, sizeof *search->inChain);
+  search->worklist = allocateZeroed(search->positionCount, sizeof *search->worklist);
   search->opAt = allocateZeroed(search->positionCount, sizeof *search->opAt);
   search->live = allocateZeroed(search->positionCount, sizeof *search->live);
   search->delta = allocateZeroed(search->positionCount + 1, sizeof *search->delta);
@@ -674,6 +694,8 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
       free(search.opAt);
       free(search.live);
       free(search.delta);
+      free(search.inChain);
+      free(search.worklist);
       memoptPointerMapDestroy(&search.rejected);
       return false;
     }
@@ -784,6 +806,8 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
   free(search.opAt);
   free(search.live);
   free(search.delta);
+  free(search.inChain);
+  free(search.worklist);
   memoptPointerMapDestroy(&search.rejected);
   return true;
 }
