@@ -10,14 +10,14 @@
 # (12 layers, 1024 tokens) and the ILP on small training steps.
 #
 #   utils/bench-remat.sh [build dir]
-# Environment: RATIO (budget-ratio, default 0.6), SEQS (default "64 128 256"),
+# Environment: RATIO (budget-ratio, default 0.6), SEQS (default "64 128 256"; empty: skip the table),
 # RUNS (default 3), ILP_SECONDS (GLPK time limit per ILP, default 20).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 bin="$build/bin"
 ratio="${RATIO:-0.6}"
-seqs="${SEQS:-64 128 256}"
+seqs="${SEQS-64 128 256}"
 runs="${RUNS:-3}"
 ilp_seconds="${ILP_SECONDS:-20}"
 for tool in memopt-zoo memopt-opt memopt-run; do
@@ -98,15 +98,17 @@ echo
 echo "compile time of remat on GPT-2, 12 layers, 1024 tokens (estimated peaks in the remark):"
 big="$work/gpt2-12.mlir"
 "$bin/memopt-zoo" gpt2 --layers=12 --train -o "$big"
-start="$(date +%s.%N)"
-remark="$("$bin/memopt-opt" "$big" --pass-pipeline="builtin.module(func.func($remat))" \
-  -o /dev/null 2>&1 | grep -o 'remark: remat: estimated peak [^:]*' | head -1)"
-end="$(date +%s.%N)"
-parse_start="$(date +%s.%N)"
-"$bin/memopt-opt" "$big" -o /dev/null
-parse_end="$(date +%s.%N)"
-awk -v s="$start" -v e="$end" -v ps="$parse_start" -v pe="$parse_end" -v r="$remark" \
-  'BEGIN { printf "  %s\n  memopt-opt with remat %.2f s, without (parse and print) %.2f s\n", r, e - s, pe - ps }'
+# User CPU seconds as well as wall seconds: the machine may be shared.
+TIMEFORMAT='%R %U'
+remark_file="$work/gpt2-12.remark"
+{ time "$bin/memopt-opt" "$big" --pass-pipeline="builtin.module(func.func($remat))" \
+    -o /dev/null 2> "$remark_file"; } 2> "$work/gpt2-12.time"
+{ time "$bin/memopt-opt" "$big" -o /dev/null; } 2> "$work/gpt2-12.parse-time"
+remark="$(grep -o 'remark: remat: estimated peak [^:]*' "$remark_file" | head -1 || true)"
+read -r wall user < "$work/gpt2-12.time"
+read -r parse_wall parse_user < "$work/gpt2-12.parse-time"
+echo "  $remark"
+echo "  memopt-opt with remat: ${wall} s wall, ${user} s user; without (parse and print): ${parse_wall} s wall, ${parse_user} s user"
 
 echo
 echo "the heuristic against the ILP on small training steps (budget-ratio 0.85 and $ratio):"
