@@ -663,6 +663,16 @@ static void reject(Search *search, const Candidate *candidate, const void *value
   memoptPointerMapInsert(&search->rejected, valueKey, mark | rejectionKey(candidate));
 }
 
+static void destroySearch(Search *search) {
+  memoptMemoryProfileDestroy(search->profile);
+  free(search->opAt);
+  free(search->live);
+  free(search->delta);
+  free(search->inChain);
+  free(search->worklist);
+  memoptPointerMapDestroy(&search->rejected);
+}
+
 static double functionCost(MlirBlock body) {
   double cost = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -690,13 +700,7 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
     if (memoptMemoryProfileHasUnknownSize(search.profile, p)) {
       memoptStringBufferAppendCString(error, "the function holds tensors of dynamic size; "
                                              "static rematerialization needs static sizes");
-      memoptMemoryProfileDestroy(search.profile);
-      free(search.opAt);
-      free(search.live);
-      free(search.delta);
-      free(search.inChain);
-      free(search.worklist);
-      memoptPointerMapDestroy(&search.rejected);
+      destroySearch(&search);
       return false;
     }
   outcome->functionCost = functionCost(search.body);
@@ -717,7 +721,7 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
       break;
     }
     size_t peak = memoptMemoryProfileGetPeakPosition(search.profile);
-    size_t live[4096];
+    size_t live[4096]; /* the buffers live at the peak (the first 4096 of them) */
     size_t liveCount = memoptMemoryProfileGetLiveBuffers(search.profile, peak, live,
                                                          sizeof live / sizeof *live);
     if (liveCount > sizeof live / sizeof *live)
@@ -802,12 +806,6 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
   for (size_t s = 0; s < stepCount; ++s)
     destroyStep(&steps[s]);
   free(steps);
-  memoptMemoryProfileDestroy(search.profile);
-  free(search.opAt);
-  free(search.live);
-  free(search.delta);
-  free(search.inChain);
-  free(search.worklist);
-  memoptPointerMapDestroy(&search.rejected);
+  destroySearch(&search);
   return true;
 }
