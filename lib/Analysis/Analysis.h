@@ -544,6 +544,32 @@ void memoptGroupBuffersList(const MemoptLayerGraph *graph, size_t first, size_t 
                             int64_t tileRows, const bool *pinned, const MemoptSpmTarget *target,
                             MemoptGroupBuffers *buffers);
 
+/*===------------------------------------------------------------------===*
+ * Recompute cost and the optimal rematerialization (Checkmate)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the element operations `op` performs when it runs once more (linalg: iteration domain times body ops; views, empties, constants: 0).
+double memoptOpRecomputeCost(MlirOperation op);
+
+/// The optimal rematerialization of a function found by Checkmate's ILP (RematOptimum.c).
+typedef struct MemoptRematOptimum {
+  size_t nodes;           /* buffers in the ILP's graph */
+  double modelPeak;       /* the graph's peak bytes without recomputation */
+  double budget;          /* the budget in the graph's bytes */
+  double baseCost;        /* element operations of computing every node once */
+  bool solved;            /* GLPK found a solution within the time limit */
+  bool optimal;           /* ... and proved it optimal */
+  bool withinGap;         /* ... or proved it within the relative gap of the optimum */
+  bool infeasible;        /* no schedule meets the budget */
+  double recomputeCost;   /* element operations recomputed by the solution */
+  double solutionPeak;    /* the solution's peak in the graph's bytes */
+} MemoptRematOptimum;
+
+/// Solves Checkmate's ILP for `func` at `budgetFraction` of the graph's own peak, within `timeLimitSeconds`, stopping at `relativeGap` from the proven bound; false with the reason in `error` when the function cannot be modelled or has more than `maxNodes` buffers.
+bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
+                             double timeLimitSeconds, double relativeGap,
+                             MemoptRematOptimum *result, MemoptStringBuffer *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,6 +83,11 @@ struct MemoptMemoryProfile {
   Note *notes;
   size_t numNotes;
   size_t numNotesDropped;
+  /* Buffers are numbered without the dropped ones: public <-> internal
+   * indices, computed once (passes query buffers in loops). */
+  size_t numPublicBuffers;
+  size_t *internalOfPublic; /* per public index */
+  size_t *publicOfInternal; /* per internal index; MEMOPT_NO_INDEX when dropped */
 };
 
 /*===------------------------------------------------------------------===*
@@ -1121,6 +1126,15 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   }
   profile->peakPosition = profile->blockStats[profile->bodyBlock].peakPosition;
   profile->peakAllocatedBytes = profile->blockStats[profile->bodyBlock].peakAllocatedBytes;
+  profile->internalOfPublic = checkedCalloc(profile->numBuffers + 1, sizeof(size_t));
+  profile->publicOfInternal = checkedCalloc(profile->numBuffers + 1, sizeof(size_t));
+  for (size_t b = 0; b < profile->numBuffers; ++b) {
+    profile->publicOfInternal[b] = MEMOPT_NO_INDEX;
+    if (profile->buffers[b].dropped)
+      continue;
+    profile->publicOfInternal[b] = profile->numPublicBuffers;
+    profile->internalOfPublic[profile->numPublicBuffers++] = b;
+  }
   return profile;
 }
 
@@ -1157,6 +1171,8 @@ void memoptMemoryProfileDestroy(MemoptMemoryProfile *profile) {
   free(profile->allocatedBytes);
   free(profile->calleeBytes);
   free(profile->unknownSize);
+  free(profile->internalOfPublic);
+  free(profile->publicOfInternal);
   memoptIrFunctionDestroy(&profile->ir);
   free(profile);
 }
@@ -1216,27 +1232,15 @@ uint64_t memoptMemoryProfileGetPeakAllocatedBytes(const MemoptMemoryProfile *pro
 
 /* Buffers are numbered without the dropped ones. */
 size_t memoptMemoryProfileGetNumBuffers(const MemoptMemoryProfile *profile) {
-  size_t count = 0;
-  for (size_t b = 0; b < profile->numBuffers; ++b)
-    count += !profile->buffers[b].dropped;
-  return count;
+  return profile->numPublicBuffers;
 }
 
 static size_t internalBufferIndex(const MemoptMemoryProfile *profile, size_t index) {
-  for (size_t b = 0; b < profile->numBuffers; ++b) {
-    if (profile->buffers[b].dropped)
-      continue;
-    if (index-- == 0)
-      return b;
-  }
-  return MEMOPT_NO_INDEX;
+  return index < profile->numPublicBuffers ? profile->internalOfPublic[index] : MEMOPT_NO_INDEX;
 }
 
 static size_t publicBufferIndex(const MemoptMemoryProfile *profile, size_t internal) {
-  size_t index = 0;
-  for (size_t b = 0; b < internal; ++b)
-    index += !profile->buffers[b].dropped;
-  return index;
+  return profile->publicOfInternal[internal];
 }
 
 MemoptBufferInfo memoptMemoryProfileGetBuffer(const MemoptMemoryProfile *profile, size_t index) {

@@ -38,4 +38,10 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// remat (RematPass.c).
+extern const MemoptPassInfo memoptRematPass;
+
+/// print-remat-optimum (PrintRematOptimumPass.c).
+extern const MemoptPassInfo memoptPrintRematOptimumPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

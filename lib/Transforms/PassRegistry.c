@@ -21,6 +21,8 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintLayerGraphPass,
     &memoptSpmFoldNormScalePass,
     &memoptSpmToMemrefPass,
+    &memoptRematPass,
+    &memoptPrintRematOptimumPass,
 };
 
 extern const struct {

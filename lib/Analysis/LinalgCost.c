@@ -1,0 +1,116 @@
+/* The work an op does when it runs once more: what rematerialization pays
+ * for a value it recomputes instead of keeping.
+ *
+ * A linalg op runs its body once per point of its iteration domain, so its
+ * work is the domain's size (the product of the loop extents, read from the
+ * indexing maps and the static operand shapes) times the arithmetic ops of
+ * its body (at least one: a copy or a fill still writes every point). An
+ * arith or math op on whole tensors does one operation per result element;
+ * a tensor op that materializes data (pad, concat, ...) writes each result
+ * element once. Views, tensor.empty and constants do no work. The unit is
+ * "element operations", comparable between ops, not seconds. */
+#include "Analysis/Analysis.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "IR/IR.h"
+
+#include <string.h>
+
+enum { MAX_LOOPS = 16 };
+
+static bool hasPrefix(MlirOperation op, const char *prefix) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t length = strlen(prefix);
+  return name.length > length && memcmp(name.data, prefix, length) == 0;
+}
+
+/* Elements of a static shaped type; -1 when dynamic or not shaped. */
+static double staticElements(MlirType type) {
+  if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type) ||
+      !mlirShapedTypeHasStaticShape(type))
+    return -1;
+  double elements = 1;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    elements *= (double)mlirShapedTypeGetDimSize(type, d);
+  return elements;
+}
+
+/* Arithmetic ops in the body of a linalg op (yield and index reads excluded). */
+static double bodyOperations(MlirOperation op) {
+  double count = 0;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(body))
+    return 1;
+  for (MlirOperation inner = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(inner);
+       inner = mlirOperationGetNextInBlock(inner))
+    if (hasPrefix(inner, "arith.") || hasPrefix(inner, "math."))
+      count += !memoptOperationIsA(inner, "arith.constant") &&
+               !memoptOperationIsA(inner, "arith.index_cast");
+  return count > 0 ? count : 1;
+}
+
+/* The iteration domain of a linalg op: the product of its loop extents, each
+ * read where an indexing map has the loop as a plain dimension. -1 when
+ * some extent is unknown. */
+static double iterationDomain(MlirOperation op) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return -1;
+  double extent[MAX_LOOPS];
+  intptr_t loops = -1;
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(maps) && m < operands; ++m) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, m));
+    if (loops < 0) {
+      loops = mlirAffineMapGetNumDims(map);
+      if (loops > MAX_LOOPS)
+        return -1;
+      for (intptr_t l = 0; l < loops; ++l)
+        extent[l] = -1;
+    }
+    MlirType type = mlirValueGetType(mlirOperationGetOperand(op, m));
+    if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
+      continue;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+      MlirAffineExpr expr = mlirAffineMapGetResult(map, r);
+      if (!mlirAffineExprIsADim(expr) || mlirShapedTypeIsDynamicDim(type, r))
+        continue;
+      extent[mlirAffineDimExprGetPosition(expr)] = (double)mlirShapedTypeGetDimSize(type, r);
+    }
+  }
+  double domain = 1;
+  for (intptr_t l = 0; l < loops; ++l) {
+    if (extent[l] < 0)
+      return -1;
+    domain *= extent[l];
+  }
+  return loops < 0 ? -1 : domain;
+}
+
+/* The largest static result, in elements (0 without tensor results). */
+static double largestResult(MlirOperation op) {
+  double largest = 0;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+    double elements = staticElements(mlirValueGetType(mlirOperationGetResult(op, r)));
+    if (elements > largest)
+      largest = elements;
+  }
+  return largest;
+}
+
+double memoptOpRecomputeCost(MlirOperation op) {
+  if (memoptOperationIsView(op) || memoptOperationIsA(op, "tensor.empty") ||
+      memoptOperationIsA(op, "bufferization.alloc_tensor") ||
+      memoptOperationIsA(op, "arith.constant"))
+    return 0;
+  if (hasPrefix(op, "linalg.") && mlirOperationGetNumRegions(op) > 0) {
+    double domain = iterationDomain(op);
+    if (domain >= 0)
+      return domain * bodyOperations(op);
+  }
+  return largestResult(op);
+}
