@@ -4,6 +4,7 @@
  * memoptRtRunBegin and first in memoptRtRunEnd, so neither the counter
  * bookkeeping nor the printing is timed. Runs are driven from one thread
  * (the harness's wrapper), so their state is plain static data. */
+#include "Runtime/Blocks.h"
 #include "Runtime/Runtime.h"
 
 #include <stdbool.h>
@@ -15,6 +16,7 @@ static bool runOpen;
 static int64_t runStartNanoseconds;
 static int64_t runLiveBefore;
 static int64_t runAllocationsBefore;
+static int64_t runEvictionsBefore;
 static int64_t runsEnded;
 static MemoptRtRunRecord lastRecord;
 
@@ -36,6 +38,7 @@ void memoptRtRunBegin(void) {
   runOpen = true;
   runLiveBefore = memoptRtLiveBytes();
   runAllocationsBefore = memoptRtAllocationCount();
+  runEvictionsBefore = memoptRtEvictionCount();
   memoptRtResetPeak();
   runStartNanoseconds = nowNanoseconds();
 }
@@ -55,14 +58,15 @@ void memoptRtRunEnd(void) {
       .liveBeforeBytes = runLiveBefore,
       .liveAfterBytes = memoptRtLiveBytes(),
       .allocations = memoptRtAllocationCount() - runAllocationsBefore,
+      .evictions = memoptRtEvictionCount() - runEvictionsBefore,
   };
   lastRecord = record;
   ++runsEnded;
   printf("memopt-rt: run index=%lld time_ns=%lld peak_bytes=%lld live_before_bytes=%lld "
-         "live_after_bytes=%lld allocations=%lld\n",
+         "live_after_bytes=%lld allocations=%lld evictions=%lld\n",
          (long long)record.index, (long long)record.timeNanoseconds, (long long)record.peakBytes,
          (long long)record.liveBeforeBytes, (long long)record.liveAfterBytes,
-         (long long)record.allocations);
+         (long long)record.allocations, (long long)record.evictions);
   fflush(stdout);
 }
 
@@ -74,3 +78,5 @@ int memoptRtLastRun(MemoptRtRunRecord *record) {
   *record = lastRecord;
   return 0;
 }
+
+int64_t memoptRtRunBaselineBytes(void) { return runOpen ? runLiveBefore : 0; }
