@@ -28,6 +28,9 @@ extern const MemoptPassInfo memoptChunkToScfPass;
 /// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
 extern const MemoptPassInfo memoptPlaceToShardPass;
 
+/// remat-to-runtime: lowers remat.evict / remat.regenerate to memopt_rt calls and a guarded in-place recomputation (RematToRuntime.c).
+extern const MemoptPassInfo memoptRematToRuntimePass;
+
 #ifdef __cplusplus
 }
 #endif

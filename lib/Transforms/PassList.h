@@ -38,4 +38,7 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// remat-dynamic (RematDynamicPass.c).
+extern const MemoptPassInfo memoptRematDynamicPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

@@ -20,6 +20,8 @@ static const MemoptPassInfo *const passes[] = {
     &memoptSpmPinFusePass,
     &memoptPrintLayerGraphPass,
     &memoptSpmFoldNormScalePass,
+    &memoptRematDynamicPass,
+    &memoptRematToRuntimePass,
 };
 
 extern const struct {
