@@ -24,6 +24,7 @@
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Arith.h"
@@ -82,25 +83,88 @@ static MlirOperation buildCall(const MemoptBuilder *builder, const char *callee,
   return memoptBuildOp(builder, "func.call", operands, count, results, resultCount, &attribute, 1);
 }
 
-/* Follows destination-style inits from `value` to a tensor.empty in `body`. */
-static MlirOperation destinationEmpty(MlirValue value, MlirBlock body) {
+static bool hasSingleUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+static bool isLinalg(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length > 7 && strncmp(name.data, "linalg.", 7) == 0;
+}
+
+static bool indexingMapIsIdentity(MlirOperation generic, intptr_t operand) {
+  MlirAttribute maps =
+      mlirOperationGetAttributeByName(generic, mlirStringRefCreateFromCString("indexing_maps"));
+  return !mlirAttributeIsNull(maps) && mlirAttributeIsAArray(maps) &&
+         operand < mlirArrayAttrGetNumElements(maps) &&
+         mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operand)));
+}
+
+/* For a one-result linalg.generic that writes its init at the same index it
+ * reads an input of the result's type (both maps the identity, so every
+ * loop is parallel) and never reads the init: that input, when it is a
+ * temporary of the body read only here. Writing into it instead of a fresh
+ * init saves one buffer per elementwise step of a recomputation. */
+static MlirValue reusableInput(MlirOperation op, MlirBlock body) {
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  if (!memoptOperationIsA(op, "linalg.generic") || mlirOperationGetNumResults(op) != 1 ||
+      !indexingMapIsIdentity(op, operands - 1))
+    return (MlirValue){NULL};
+  MlirBlock generic = memoptSingleBlock(op);
+  if (mlirBlockGetNumArguments(generic) != operands ||
+      !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(generic, operands - 1))))
+    return (MlirValue){NULL};
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  for (intptr_t i = 0; i + 1 < operands; ++i) {
+    MlirValue input = mlirOperationGetOperand(op, i);
+    if (mlirTypeEqual(mlirValueGetType(input), resultType) && indexingMapIsIdentity(op, i) &&
+        hasSingleUse(input) && mlirValueIsAOpResult(input) &&
+        mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(input)), body) &&
+        isLinalg(mlirOpResultGetOwner(input)))
+      return input;
+  }
+  return (MlirValue){NULL};
+}
+
+/* Makes the recomputation in `body` of `value` write into `buffer`: follows
+ * destination-style inits from `value`, writing elementwise steps into
+ * their input in place, down to a tensor.empty read by nothing else, which
+ * becomes `bufferization.to_tensor %buffer restrict writable`. Leaves the
+ * body as it is when the chain ends elsewhere (then the result is copied). */
+static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffer) {
+  MlirContext context = mlirValueGetContext(value);
   while (mlirValueIsAOpResult(value)) {
     MlirOperation op = mlirOpResultGetOwner(value);
     if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
-      return (MlirOperation){NULL};
+      return;
     if (memoptOperationIsA(op, "tensor.empty")) {
-      /* Only a destination nothing else writes may become the buffer. */
-      MlirOpOperand use = mlirValueGetFirstUse(value);
-      bool single = !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-      return single ? op : (MlirOperation){NULL};
+      if (!hasSingleUse(value))
+        return; /* another op writes it too */
+      MemoptBuilder atEmpty = memoptBuilderBefore(op);
+      MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"),
+                                    unitAttribute(context, "writable")};
+      MlirType tensorType = mlirValueGetType(value);
+      MlirValue inPlace = mlirOperationGetResult(
+          memoptBuildOp(&atEmpty, "bufferization.to_tensor", &buffer, 1, &tensorType, 1, flags, 2), 0);
+      mlirValueReplaceAllUsesOfWith(value, inPlace);
+      memoptEraseOp(op);
+      return;
     }
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-    if (mlirOperationGetNumResults(op) != 1 || name.length < 7 || strncmp(name.data, "linalg.", 7) != 0)
-      return (MlirOperation){NULL};
-    /* A one-result linalg op's init is its last operand. */
-    value = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
+    if (mlirOperationGetNumResults(op) != 1 || !isLinalg(op))
+      return;
+    intptr_t initNumber = mlirOperationGetNumOperands(op) - 1; /* a one-result linalg op's init */
+    MlirValue init = mlirOperationGetOperand(op, initNumber);
+    MlirValue input = reusableInput(op, body);
+    if (!mlirValueIsNull(input) && mlirValueIsAOpResult(init) &&
+        memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasSingleUse(init)) {
+      mlirOperationSetOperand(op, initNumber, input);
+      memoptEraseOp(mlirOpResultGetOwner(init));
+      value = input;
+    } else {
+      value = init;
+    }
   }
-  return (MlirOperation){NULL};
 }
 
 static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
@@ -139,16 +203,7 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(guard, 0));
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue again = mlirOperationGetOperand(yield, 0);
-  MlirOperation empty = destinationEmpty(again, body);
-  if (!mlirOperationIsNull(empty)) {
-    MemoptBuilder atEmpty = memoptBuilderBefore(empty);
-    MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"), unitAttribute(context, "writable")};
-    MlirType tensorType = mlirValueGetType(mlirOperationGetResult(empty, 0));
-    MlirValue inPlace = mlirOperationGetResult(
-        memoptBuildOp(&atEmpty, "bufferization.to_tensor", &buffer, 1, &tensorType, 1, flags, 2), 0);
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(empty, 0), inPlace);
-    memoptEraseOp(empty);
-  }
+  recomputeIntoBuffer(again, body, buffer);
   MemoptBuilder atYield = memoptBuilderBefore(yield);
   MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"), unitAttribute(context, "writable")};
   MlirValue written[] = {again, buffer};

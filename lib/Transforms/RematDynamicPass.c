@@ -248,28 +248,23 @@ static void sortChain(const Context *context, Candidate *candidate) {
   }
 }
 
-/* Sorted positions (after the definition) where `value` itself is read. */
-static size_t usePositions(const Context *context, MlirValue value, size_t *positions) {
-  size_t count = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    size_t at;
-    if (!positionOf(context, mlirOpOperandGetOwner(use), &at))
-      continue;
-    size_t i = 0;
-    while (i < count && positions[i] < at)
-      ++i;
-    if (i < count && positions[i] == at)
-      continue;
-    memmove(positions + i + 1, positions + i, (count - i) * sizeof *positions);
-    positions[i] = at;
-    ++count;
+/* True when `value` is `root` or a view of it (through view ops only), so
+ * that it reads `root`'s buffer and can be rebuilt on a regenerated root. */
+static bool isViewOf(MlirValue value, MlirValue root) {
+  while (!mlirValueEqual(value, root)) {
+    if (!mlirValueIsAOpResult(value))
+      return false;
+    MlirOperation op = mlirOpResultGetOwner(value);
+    if (!memoptOperationIsView(op) || mlirOperationGetNumOperands(op) == 0)
+      return false;
+    value = mlirOperationGetOperand(op, 0);
   }
-  return count;
+  return true;
 }
 
-/* True when every read of `buffer` at or after `from` reads `value` itself or a
- * value defined at or after `from` (a new value written into the buffer). */
+/* True when every read of `buffer` at or after `from` reads `value`, a view
+ * of it, or a value defined at or after `from` (a new value written into
+ * the buffer once `value` is dead). */
 typedef struct LaterReads {
   const Context *context;
   size_t buffer;
@@ -282,7 +277,7 @@ static void checkLaterRead(MlirValue operand, void *userData) {
   LaterReads *check = userData;
   size_t buffer, defined;
   if (!memoptMemoryProfileLookupBuffer(check->context->profile, operand, &buffer) ||
-      buffer != check->buffer || mlirValueEqual(operand, check->value))
+      buffer != check->buffer || isViewOf(operand, check->value))
     return;
   if (mlirValueIsABlockArgument(operand) ||
       !positionOf(check->context, mlirOpResultGetOwner(operand), &defined) || defined < check->from)
@@ -301,7 +296,7 @@ static bool laterReadsAreDirect(const Context *context, size_t buffer, MlirValue
 
 /* Fills `candidate` for `value`, defined at `definition`; false when it is none. */
 static bool findCandidate(const Context *context, MlirValue value, size_t definition,
-                          size_t *scratch, Candidate *candidate) {
+                          Candidate *candidate) {
   size_t buffer;
   if (!isTensor(value) || !memoptMemoryProfileLookupBuffer(context->profile, value, &buffer))
     return false;
@@ -311,17 +306,16 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
       memoptOperationIsView(producer) ||
       !mlirTypeEqual(mlirValueGetType(info.value), mlirValueGetType(value)))
     return false;
-  size_t useCount = usePositions(context, value, scratch);
+  /* Gaps lie between consecutive reads of the buffer, through any value. */
   size_t previous = definition, bestStart = 0, bestEnd = 0;
-  for (size_t i = 0; i < useCount; ++i) {
-    size_t next = scratch[i];
-    bool clear = next > previous && (long long)(next - previous - 1) >= context->minGap;
+  for (size_t next = definition + 1; next < context->positionCount; ++next) {
+    if (!context->bufferUsed[next * context->bufferCount + buffer])
+      continue;
     bool spansPeak = context->everywhere;
-    for (size_t p = previous + 1; clear && p < next; ++p) {
-      clear = !context->bufferUsed[p * context->bufferCount + buffer];
+    for (size_t p = previous + 1; p < next; ++p)
       spansPeak = spansPeak || context->isPeak[p];
-    }
-    if (clear && spansPeak && next - previous > bestEnd - bestStart) {
+    if ((long long)(next - previous - 1) >= context->minGap && spansPeak &&
+        next - previous > bestEnd - bestStart) {
       bestStart = previous;
       bestEnd = next;
     }
@@ -361,9 +355,81 @@ static bool readsWhileEvicted(const Candidate *reader, const Candidate *evicted)
   if (reader->gapEnd <= evicted->gapStart || reader->gapEnd > evicted->gapEnd)
     return false;
   for (size_t i = 0; i < reader->inputCount; ++i)
-    if (mlirValueEqual(reader->inputs[i], evicted->value))
+    if (isViewOf(reader->inputs[i], evicted->value))
       return true;
   return false;
+}
+
+/* Reads at or after the regeneration point of a value or of its views. */
+typedef struct Redirects {
+  MlirOperation *owners;
+  unsigned *numbers;
+  MlirValue *values;
+  size_t count, capacity;
+} Redirects;
+
+static void redirectsPush(Redirects *redirects, MlirOperation owner, unsigned number,
+                          MlirValue value) {
+  if (redirects->count == redirects->capacity) {
+    redirects->capacity = redirects->capacity ? 2 * redirects->capacity : 8;
+    redirects->owners = realloc(redirects->owners, redirects->capacity * sizeof *redirects->owners);
+    redirects->numbers = realloc(redirects->numbers, redirects->capacity * sizeof *redirects->numbers);
+    redirects->values = realloc(redirects->values, redirects->capacity * sizeof *redirects->values);
+    if (!redirects->owners || !redirects->numbers || !redirects->values)
+      abort();
+  }
+  redirects->owners[redirects->count] = owner;
+  redirects->numbers[redirects->count] = number;
+  redirects->values[redirects->count++] = value;
+}
+
+/* Collects the reads of `value` at or after `from`, following views of it
+ * taken before `from` (top-level view ops whose source is `value`). */
+static void collectLaterReads(const Context *context, MlirValue value, size_t from,
+                              Redirects *redirects) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation owner = mlirOpOperandGetOwner(use);
+    size_t at;
+    if (!positionOf(context, owner, &at))
+      continue;
+    if (at >= from)
+      redirectsPush(redirects, owner, mlirOpOperandGetOperandNumber(use), value);
+    else if (memoptOperationIsView(owner) && mlirOpOperandGetOperandNumber(use) == 0 &&
+             mlirOperationEqual(memoptMemoryProfileGetPositionOp(context->profile, at), owner))
+      for (intptr_t r = 0; r < mlirOperationGetNumResults(owner); ++r)
+        collectLaterReads(context, mlirOperationGetResult(owner, r), from, redirects);
+  }
+}
+
+/* Views of the regenerated value, cloned from the views of the original. */
+typedef struct ViewClones {
+  MlirValue root, regenerated;
+  MlirOperation before; /* where clones go: the first later read */
+  MlirOperation *originals, *clones;
+  size_t count;
+} ViewClones;
+
+/* Returns `value` (the root or a view of it) rebuilt on the regenerated root. */
+static MlirValue rebuildView(ViewClones *views, MlirValue value) {
+  if (mlirValueEqual(value, views->root))
+    return views->regenerated;
+  MlirOperation original = mlirOpResultGetOwner(value);
+  intptr_t resultNumber = mlirOpResultGetResultNumber(value);
+  for (size_t i = 0; i < views->count; ++i)
+    if (mlirOperationEqual(views->originals[i], original))
+      return mlirOperationGetResult(views->clones[i], resultNumber);
+  MlirValue source = rebuildView(views, mlirOperationGetOperand(original, 0));
+  MlirOperation clone = mlirOperationClone(original);
+  mlirOperationSetOperand(clone, 0, source);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(views->before), views->before, clone);
+  views->originals = realloc(views->originals, (views->count + 1) * sizeof *views->originals);
+  views->clones = realloc(views->clones, (views->count + 1) * sizeof *views->clones);
+  if (!views->originals || !views->clones)
+    abort();
+  views->originals[views->count] = original;
+  views->clones[views->count++] = clone;
+  return mlirOperationGetResult(clone, resultNumber);
 }
 
 /* Inserts the evict and regenerate ops of `candidate` and redirects later uses. */
@@ -377,22 +443,10 @@ static void rewrite(const Context *context, const Candidate *candidate) {
                          : atEvict.location;
   memoptBuildOp(&atEvict, "remat.evict", &candidate->value, 1, NULL, 0, NULL, 0);
 
-  /* Collect the uses to redirect before the regenerate op adds its own. */
-  size_t useCount = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(candidate->value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    ++useCount;
-  MlirOperation *owners = checkedCalloc(useCount, sizeof *owners);
-  unsigned *numbers = checkedCalloc(useCount, sizeof *numbers);
-  size_t redirected = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(candidate->value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    size_t at;
-    if (positionOf(context, mlirOpOperandGetOwner(use), &at) && at >= candidate->gapEnd) {
-      owners[redirected] = mlirOpOperandGetOwner(use);
-      numbers[redirected++] = mlirOpOperandGetOperandNumber(use);
-    }
-  }
+  /* Collect the reads to redirect (of the value, or of views of it taken
+   * before the gap) before the regenerate op adds its own. */
+  Redirects redirects = {0};
+  collectLaterReads(context, candidate->value, candidate->gapEnd, &redirects);
 
   MlirLocation location = mlirOperationGetLocation(nextUse);
   MlirRegion region = mlirRegionCreate();
@@ -426,11 +480,16 @@ static void rewrite(const Context *context, const Candidate *candidate) {
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
   MlirOperation regenerate = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(nextUse), nextUse, regenerate);
-  for (size_t i = 0; i < redirected; ++i)
-    mlirOperationSetOperand(owners[i], (intptr_t)numbers[i], mlirOperationGetResult(regenerate, 0));
+  ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
+  for (size_t i = 0; i < redirects.count; ++i)
+    mlirOperationSetOperand(redirects.owners[i], (intptr_t)redirects.numbers[i],
+                            rebuildView(&views, redirects.values[i]));
+  free(views.originals);
+  free(views.clones);
   free(clones);
-  free(owners);
-  free(numbers);
+  free(redirects.owners);
+  free(redirects.numbers);
+  free(redirects.values);
 }
 
 static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOptions *options) {
@@ -475,15 +534,12 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
 
   Candidate *candidates = checkedCalloc(context.positionCount * 4, sizeof *candidates);
   size_t candidateCount = 0;
-  size_t *scratch = checkedCalloc(context.positionCount, sizeof *scratch);
   for (size_t p = 0; p < context.positionCount; ++p) {
     MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && r < 4; ++r)
-      if (findCandidate(&context, mlirOperationGetResult(op, r), p, scratch,
-                        &candidates[candidateCount]))
+      if (findCandidate(&context, mlirOperationGetResult(op, r), p, &candidates[candidateCount]))
         ++candidateCount;
   }
-  free(scratch);
 
   /* Largest first: a candidate moves ahead only of those it surely exceeds. */
   for (size_t i = 1; i < candidateCount; ++i) {
