@@ -45,7 +45,7 @@ typedef struct Candidate {
   MlirOperation *chain; /* producer ops in program order, the value's own last */
   size_t chainCount;
   MlirValue *inputs; /* tensors the chain reads from outside */
-  size_t inputCount;
+  size_t inputCount, inputCapacity;
 } Candidate;
 
 typedef struct Context {
@@ -153,9 +153,26 @@ typedef struct ChainBuilder {
   const Context *context;
   size_t regeneratePosition;
   Candidate *candidate;
+  Candidate *const *evicted; /* other candidates whose values may be evicted */
+  size_t evictedCount;
+  const Candidate *skip;    /* the candidate being rebuilt, if it is among them */
   long long computeOps;
   bool failed;
 } ChainBuilder;
+
+static bool isViewOf(MlirValue value, MlirValue root);
+
+/* True when `value` (or what it views) may be evicted at the regeneration
+ * point: it must then be recomputed too rather than read. */
+static bool evictedAtRegeneration(const ChainBuilder *builder, MlirValue value) {
+  for (size_t i = 0; i < builder->evictedCount; ++i) {
+    const Candidate *other = builder->evicted[i];
+    if (other != builder->skip && other->gapStart < builder->regeneratePosition &&
+        builder->regeneratePosition <= other->gapEnd && isViewOf(value, other->value))
+      return true;
+  }
+  return false;
+}
 
 static bool chainContains(const Candidate *candidate, MlirOperation op) {
   for (size_t i = 0; i < candidate->chainCount; ++i)
@@ -190,11 +207,18 @@ static void addChainOperand(MlirValue value, void *userData) {
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (memoptOperationIsA(producer, "arith.constant"))
     return;
-  if (readAtOrAfter(builder->context, value, builder->regeneratePosition)) {
+  if (readAtOrAfter(builder->context, value, builder->regeneratePosition) &&
+      !evictedAtRegeneration(builder, value)) {
     Candidate *candidate = builder->candidate;
     for (size_t i = 0; i < candidate->inputCount; ++i)
       if (mlirValueEqual(candidate->inputs[i], value))
         return;
+    if (candidate->inputCount == candidate->inputCapacity) {
+      candidate->inputCapacity = candidate->inputCapacity ? 2 * candidate->inputCapacity : 8;
+      candidate->inputs = realloc(candidate->inputs, candidate->inputCapacity * sizeof *candidate->inputs);
+      if (!candidate->inputs)
+        abort();
+    }
     candidate->inputs[candidate->inputCount++] = value;
     return;
   }
@@ -294,6 +318,21 @@ static bool laterReadsAreDirect(const Context *context, size_t buffer, MlirValue
   return check.ok;
 }
 
+/* (Re)builds the producer chain of `candidate` for its regeneration point,
+ * recomputing rather than reading any value one of `evicted` (but `skip`)
+ * may have evicted there; false when the chain is not recomputable. */
+static bool buildChain(const Context *context, Candidate *candidate, Candidate *const *evicted,
+                       size_t evictedCount, const Candidate *skip) {
+  candidate->chainCount = 0;
+  candidate->inputCount = 0;
+  ChainBuilder builder = {context, candidate->gapEnd, candidate, evicted, evictedCount, skip, 0, false};
+  addChainOp(&builder, mlirOpResultGetOwner(candidate->value));
+  if (builder.failed)
+    return false;
+  sortChain(context, candidate);
+  return true;
+}
+
 /* Fills `candidate` for `value`, defined at `definition`; false when it is none. */
 static bool findCandidate(const Context *context, MlirValue value, size_t definition,
                           Candidate *candidate) {
@@ -338,15 +377,11 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
                            .gapStart = bestStart,
                            .gapEnd = bestEnd,
                            .bytes = bytes,
-                           .chain = checkedCalloc(context->positionCount, sizeof(MlirOperation)),
-                           .inputs = checkedCalloc(context->positionCount * 4, sizeof(MlirValue))};
-  ChainBuilder builder = {context, bestEnd, candidate, 0, false};
-  addChainOp(&builder, producer);
-  if (builder.failed) {
+                           .chain = checkedCalloc(context->positionCount, sizeof(MlirOperation))};
+  if (!buildChain(context, candidate, NULL, 0, NULL)) {
     candidateDestroy(candidate);
     return false;
   }
-  sortChain(context, candidate);
   return true;
 }
 
@@ -358,6 +393,48 @@ static bool readsWhileEvicted(const Candidate *reader, const Candidate *evicted)
     if (isViewOf(reader->inputs[i], evicted->value))
       return true;
   return false;
+}
+
+/* Accepts `candidate` unless its chain, or the chain of an accepted one
+ * that reads its value inside its gap, cannot be rebuilt to recompute the
+ * values that may be evicted at its regeneration point (within max-chain).
+ * Chains change only when it is accepted. */
+static bool accept(const Context *context, Candidate *candidate, Candidate **acceptedList,
+                   size_t acceptedCount) {
+  if (!buildChain(context, candidate, acceptedList, acceptedCount, NULL))
+    return false;
+  acceptedList[acceptedCount] = candidate; /* one past the accepted ones: seen by rebuilds */
+  Candidate *rebuilt = checkedCalloc(acceptedCount, sizeof *rebuilt);
+  bool ok = true;
+  for (size_t j = 0; j < acceptedCount && ok; ++j) {
+    if (!readsWhileEvicted(acceptedList[j], candidate))
+      continue;
+    rebuilt[j] = *acceptedList[j];
+    rebuilt[j].bytes = NULL;
+    rebuilt[j].chain = checkedCalloc(context->positionCount, sizeof(MlirOperation));
+    rebuilt[j].inputs = NULL;
+    rebuilt[j].inputCapacity = 0;
+    ok = buildChain(context, &rebuilt[j], acceptedList, acceptedCount + 1, acceptedList[j]);
+  }
+  for (size_t j = 0; j < acceptedCount; ++j) {
+    if (!rebuilt[j].chain)
+      continue;
+    if (ok) { /* swap the new chain in, the old one out */
+      Candidate old = *acceptedList[j];
+      acceptedList[j]->chain = rebuilt[j].chain;
+      acceptedList[j]->chainCount = rebuilt[j].chainCount;
+      acceptedList[j]->inputs = rebuilt[j].inputs;
+      acceptedList[j]->inputCount = rebuilt[j].inputCount;
+      acceptedList[j]->inputCapacity = rebuilt[j].inputCapacity;
+      free(old.chain);
+      free(old.inputs);
+    } else {
+      free(rebuilt[j].chain);
+      free(rebuilt[j].inputs);
+    }
+  }
+  free(rebuilt);
+  return ok;
 }
 
 /* Reads at or after the regeneration point of a value or of its views. */
@@ -554,14 +631,13 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
   }
   bool *accepted = checkedCalloc(candidateCount, sizeof *accepted);
   size_t acceptedCount = 0;
+  Candidate **acceptedList = checkedCalloc(candidateCount, sizeof *acceptedList);
   for (size_t i = 0; i < candidateCount; ++i) {
-    bool conflict = false;
-    for (size_t j = 0; j < i && !conflict; ++j)
-      conflict = accepted[j] && (readsWhileEvicted(&candidates[i], &candidates[j]) ||
-                                 readsWhileEvicted(&candidates[j], &candidates[i]));
-    accepted[i] = !conflict;
-    acceptedCount += !conflict;
+    accepted[i] = accept(&context, &candidates[i], acceptedList, acceptedCount);
+    if (accepted[i])
+      acceptedList[acceptedCount++] = &candidates[i];
   }
+  free(acceptedList);
 
   MemoptStringBuffer message = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&message, "remat-dynamic: %zu value%s made evictable", acceptedCount,
