@@ -16,8 +16,8 @@
  *     least `min-gap` ops that touch its buffer through no value at all,
  *     and, unless `everywhere`, one of those ops is a candidate peak of the
  *     symbolic live bytes: eviction cannot lower a peak it does not span;
- *   - its producer chain is short (at most `max-chain` linalg ops besides
- *     fills) and reads only values available at the next use: arguments,
+ *   - its producer chain is cheap (at most `max-chain` contractions and
+ *     `max-ops` ops) and reads only values available at the next use: arguments,
  *     constants, scalars, and tensors the program reads at or after that
  *     use anyway (so that reading them there neither extends their life nor
  *     makes bufferization copy them);
@@ -30,6 +30,9 @@
 #include "IR/IR.h"
 #include "Transforms/PassList.h"
 
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Vector.h"
 
@@ -55,7 +58,7 @@ typedef struct Context {
   size_t bufferCount;
   bool *bufferUsed; /* [position * bufferCount + buffer]: some value in it is read there */
   bool *isPeak;     /* candidate peak positions */
-  long long minGap, maxChain;
+  long long minGap, maxChain, maxOps;
   uint64_t minBytes;
   bool everywhere;
 } Context;
@@ -134,11 +137,57 @@ static bool readAtOrAfter(const Context *context, MlirValue value, size_t positi
   return false;
 }
 
+/* True for the ops whose cost grows with a reduced dimension besides
+ * their output: named contractions and convolutions, and generics that read
+ * a reduced loop in two inputs. Elementwise ops, fills, views and reductions
+ * of one operand (softmax's max and sum, a variance) cost about what their
+ * operands weigh, so only contractions count against max-chain. */
+static bool isContraction(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  static const char *const kinds[] = {"matmul", "matvec", "vecmat", "dot", "conv", "contract"};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; ++i)
+    for (size_t at = 0; at + strlen(kinds[i]) <= name.length; ++at)
+      if (strncmp(name.data + at, kinds[i], strlen(kinds[i])) == 0)
+        return true;
+  if (!memoptOperationIsA(op, "linalg.generic"))
+    return false;
+  MlirAttribute iterators =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute maps =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+  if (mlirAttributeIsNull(iterators) || mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(iterators))
+    return false;
+  intptr_t inputs = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
+  for (intptr_t loop = 0; loop < mlirArrayAttrGetNumElements(iterators); ++loop) {
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    mlirAttributePrint(mlirArrayAttrGetElement(iterators, loop), memoptAppendToBuffer, &text);
+    bool reduction = strstr(text.data, "reduction") != NULL;
+    memoptStringBufferDestroy(&text);
+    if (!reduction)
+      continue;
+    /* A contraction reads the reduced loop in two inputs (a matmul's k). */
+    int readers = 0;
+    for (intptr_t i = 0; i < inputs && i < mlirArrayAttrGetNumElements(maps); ++i) {
+      MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+        MlirAffineExpr expr = mlirAffineMapGetResult(map, r);
+        if (mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == loop) {
+          ++readers;
+          break;
+        }
+      }
+    }
+    if (readers >= 2)
+      return true;
+  }
+  return false;
+}
+
 static bool isRecomputable(MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length > 7 && strncmp(name.data, "linalg.", 7) == 0)
     return true;
-  static const char *const tensorOps[] = {"tensor.empty", "tensor.expand_shape",
+  static const char *const tensorOps[] = {"tensor.empty", "tensor.concat", "tensor.expand_shape",
                                           "tensor.collapse_shape", "tensor.extract_slice",
                                           "tensor.cast"};
   for (size_t i = 0; i < sizeof tensorOps / sizeof *tensorOps; ++i)
@@ -156,7 +205,7 @@ typedef struct ChainBuilder {
   Candidate *const *evicted; /* other candidates whose values may be evicted */
   size_t evictedCount;
   const Candidate *skip;    /* the candidate being rebuilt, if it is among them */
-  long long computeOps;
+  long long contractions;
   bool failed;
 } ChainBuilder;
 
@@ -235,9 +284,9 @@ static void addChainOp(ChainBuilder *builder, MlirOperation op) {
     builder->failed = true;
     return;
   }
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length > 7 && strncmp(name.data, "linalg.", 7) == 0 &&
-      !memoptOperationIsA(op, "linalg.fill") && ++builder->computeOps > builder->context->maxChain) {
+  builder->contractions += isContraction(op);
+  if (builder->contractions > builder->context->maxChain ||
+      (long long)builder->candidate->chainCount >= builder->context->maxOps) {
     builder->failed = true;
     return;
   }
@@ -592,6 +641,7 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
       .bufferCount = memoptMemoryProfileGetNumBuffers(profile),
       .minGap = memoptPassOptionsGetInteger(options, "min-gap"),
       .maxChain = memoptPassOptionsGetInteger(options, "max-chain"),
+      .maxOps = memoptPassOptionsGetInteger(options, "max-ops"),
       .minBytes = (uint64_t)memoptPassOptionsGetInteger(options, "min-bytes"),
       .everywhere = memoptPassOptionsGetBool(options, "everywhere"),
   };
@@ -673,8 +723,10 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
 static const MemoptPassOptionInfo rematDynamicOptions[] = {
     {"min-gap", MemoptOptionInteger, "4",
      "fewest ops between the last use before a gap and the next use", NULL, 1, 1e9},
-    {"max-chain", MemoptOptionInteger, "4",
-     "most linalg ops (fills aside) recomputed to regenerate one value", NULL, 1, 64},
+    {"max-chain", MemoptOptionInteger, "1",
+     "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
+    {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,
+     1000},
     {"min-bytes", MemoptOptionBytes, "0", "smallest size (surely) worth evicting", NULL, 0, 9e18},
     {"everywhere", MemoptOptionBool, "false",
      "also gaps that span no candidate peak of the symbolic live bytes", NULL, 0, 0},
