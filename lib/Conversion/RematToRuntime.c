@@ -50,19 +50,24 @@ static MlirValue i64Constant(const MemoptBuilder *builder, int64_t value) {
   return mlirOperationGetResult(memoptBuildOp(builder, "arith.constant", NULL, 0, &i64, 1, &attribute, 1), 0);
 }
 
-/* The buffer of tensor `value` (identity layout) and its address as an i64. */
-static MlirValue bufferOf(const MemoptBuilder *builder, MlirValue value, MlirValue *address) {
-  MlirContext context = mlirLocationGetContext(builder->location);
-  MlirType tensorType = mlirValueGetType(value);
+/* The memref type of identity layout with the shape and element type of `tensorType`. */
+static MlirType contiguousMemRefType(MlirType tensorType) {
   intptr_t rank = mlirShapedTypeGetRank(tensorType);
   int64_t *shape = calloc((size_t)(rank ? rank : 1), sizeof *shape);
   if (!shape)
     abort();
   for (intptr_t i = 0; i < rank; ++i)
     shape[i] = mlirShapedTypeGetDimSize(tensorType, i);
-  MlirType memrefType = mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank,
-                                                    shape, mlirAttributeGetNull());
+  MlirType type = mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank, shape,
+                                              mlirAttributeGetNull());
   free(shape);
+  return type;
+}
+
+/* The buffer of tensor `value` (identity layout) and its address as an i64. */
+static MlirValue bufferOf(const MemoptBuilder *builder, MlirValue value, MlirValue *address) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirType memrefType = contiguousMemRefType(mlirValueGetType(value));
   MlirNamedAttribute readOnly = unitAttribute(context, "read_only");
   MlirValue buffer = mlirOperationGetResult(
       memoptBuildOp(builder, "bufferization.to_buffer", &value, 1, &memrefType, 1, &readOnly, 1), 0);
@@ -88,6 +93,18 @@ static bool hasSingleUse(MlirValue value) {
   return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
 }
 
+/* True when every use of `value` is by one op (an elementwise step reading
+ * and writing it in place uses it twice). */
+static bool usedByOneOp(MlirValue value) {
+  MlirOpOperand first = mlirValueGetFirstUse(value);
+  if (mlirOpOperandIsNull(first))
+    return false;
+  for (MlirOpOperand use = first; !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    if (!mlirOperationEqual(mlirOpOperandGetOwner(use), mlirOpOperandGetOwner(first)))
+      return false;
+  return true;
+}
+
 static bool isLinalg(MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   return name.length > 7 && strncmp(name.data, "linalg.", 7) == 0;
@@ -99,6 +116,20 @@ static bool indexingMapIsIdentity(MlirOperation generic, intptr_t operand) {
   return !mlirAttributeIsNull(maps) && mlirAttributeIsAArray(maps) &&
          operand < mlirArrayAttrGetNumElements(maps) &&
          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operand)));
+}
+
+/* True when `value` is computed in `body` by a linalg op (possibly seen
+ * through a tensor.expand_shape, as a 2-D matmul feeds a 3-D bias add) and
+ * read only once. */
+static bool isBodyTemporary(MlirValue value, MlirBlock body) {
+  if (!hasSingleUse(value) || !mlirValueIsAOpResult(value))
+    return false;
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  if (!mlirBlockEqual(mlirOperationGetBlock(producer), body))
+    return false;
+  if (memoptOperationIsA(producer, "tensor.expand_shape"))
+    return isBodyTemporary(mlirOperationGetOperand(producer, 0), body);
+  return isLinalg(producer);
 }
 
 /* For a one-result linalg.generic that writes its init at the same index it
@@ -119,9 +150,7 @@ static MlirValue reusableInput(MlirOperation op, MlirBlock body) {
   for (intptr_t i = 0; i + 1 < operands; ++i) {
     MlirValue input = mlirOperationGetOperand(op, i);
     if (mlirTypeEqual(mlirValueGetType(input), resultType) && indexingMapIsIdentity(op, i) &&
-        hasSingleUse(input) && mlirValueIsAOpResult(input) &&
-        mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(input)), body) &&
-        isLinalg(mlirOpResultGetOwner(input)))
+        isBodyTemporary(input, body))
       return input;
   }
   return (MlirValue){NULL};
@@ -150,6 +179,22 @@ static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffe
       mlirValueReplaceAllUsesOfWith(value, inPlace);
       memoptEraseOp(op);
       return;
+    }
+    if (memoptOperationIsA(op, "tensor.expand_shape") && usedByOneOp(value)) {
+      /* The source fills the same memory, seen with the source's shape. */
+      /* At the start of the body: the destination of earlier ops needs it. */
+      MemoptBuilder atView = memoptBuilderBefore(mlirBlockGetFirstOperation(body));
+      MlirValue source = mlirOperationGetOperand(op, 0);
+      MlirType sourceType = mlirValueGetType(source);
+      MlirNamedAttribute reassociation = mlirNamedAttributeGet(
+          mlirIdentifierGet(context, mlirStringRefCreateFromCString("reassociation")),
+          mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation")));
+      MlirType collapsedType = contiguousMemRefType(sourceType);
+      buffer = mlirOperationGetResult(memoptBuildOp(&atView, "memref.collapse_shape", &buffer, 1,
+                                                    &collapsedType, 1, &reassociation, 1),
+                                      0);
+      value = source;
+      continue;
     }
     if (mlirOperationGetNumResults(op) != 1 || !isLinalg(op))
       return;
