@@ -249,6 +249,7 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue again = mlirOperationGetOperand(yield, 0);
   recomputeIntoBuffer(again, body, buffer);
+  again = mlirOperationGetOperand(yield, 0); /* the yielded tensor.empty itself may have been replaced */
   MemoptBuilder atYield = memoptBuilderBefore(yield);
   MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"), unitAttribute(context, "writable")};
   MlirValue written[] = {again, buffer};

@@ -11,7 +11,8 @@
  * Model: the memory profile's positions (top-level ops) and buffers, sizes
  * as polynomials over the shape symbols. A value is a candidate when
  *   - it fills a buffer of its own that the function allocates (not a view,
- *     not returned), so its memory really goes while it is evicted;
+ *     not returned, not an uninitialized tensor.empty), so its memory really
+ *     goes while it is evicted;
  *   - between two consecutive uses (or its definition and first use) lie at
  *     least `min-gap` ops that touch its buffer through no value at all,
  *     and, unless `everywhere`, one of those ops is a candidate peak of the
@@ -391,7 +392,7 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
   MemoptBufferInfo info = memoptMemoryProfileGetBuffer(context->profile, buffer);
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (info.kind != MemoptBufferAllocation || info.nested || info.escapes ||
-      memoptOperationIsView(producer) ||
+      memoptOperationIsView(producer) || memoptOperationIsA(producer, "tensor.empty") ||
       !mlirTypeEqual(mlirValueGetType(info.value), mlirValueGetType(value)))
     return false;
   /* Gaps lie between consecutive reads of the buffer, through any value. */
