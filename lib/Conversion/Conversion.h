@@ -41,6 +41,9 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
 /// spm-to-memref: the pass that runs memoptLowerSpm on each function (SpmToMemref.c).
 extern const MemoptPassInfo memoptSpmToMemrefPass;
 
+/// remat-to-runtime: lowers remat.evict / remat.regenerate to memopt_rt calls and a guarded in-place recomputation (RematToRuntime.c).
+extern const MemoptPassInfo memoptRematToRuntimePass;
+
 #ifdef __cplusplus
 }
 #endif

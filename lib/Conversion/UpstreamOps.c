@@ -282,3 +282,15 @@ void memoptEraseOp(MlirOperation op) {
   mlirOperationRemoveFromParent(op);
   mlirOperationDestroy(op);
 }
+
+MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
+                            const MlirValue *operands, intptr_t operandCount,
+                            const MlirType *resultTypes, intptr_t resultCount,
+                            const MlirNamedAttribute *attributes, intptr_t attributeCount) {
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(opName), builder->location);
+  mlirOperationStateAddOperands(&state, operandCount, operands);
+  mlirOperationStateAddResults(&state, resultCount, resultTypes);
+  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
+  return insert(builder, &state);
+}

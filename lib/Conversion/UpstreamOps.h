@@ -103,4 +103,11 @@ void memoptBuildYield(const MemoptBuilder *builder, const char *opName, const Ml
 /// Detaches `op` from its block and destroys it; its results must be unused.
 void memoptEraseOp(MlirOperation op);
 
+/// Creates op `opName` in generic form with the given operands, result types
+/// and attributes (no regions) at the builder's point.
+MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
+                            const MlirValue *operands, intptr_t operandCount,
+                            const MlirType *resultTypes, intptr_t resultCount,
+                            const MlirNamedAttribute *attributes, intptr_t attributeCount);
+
 #endif /* MEMOPT_CONVERSION_UPSTREAMOPS_H */

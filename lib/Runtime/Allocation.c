@@ -10,6 +10,7 @@
  *
  * Counters are C11 atomics: lowered code may allocate from several threads
  * (async, OpenMP), and the peak must never miss a concurrent maximum. */
+#include "Runtime/Blocks.h"
 #include "Runtime/Runtime.h"
 
 #include <stdatomic.h>
@@ -23,6 +24,9 @@ enum {
    * (best effort for the latter: malloc may reuse a freed header at once). */
   LiveMagic = 0x6d656d6f, /* "memo" */
   FreedMagic = 0x64656164, /* "dead" */
+  /* Still allocated, but its pages were given back and its bytes are not
+   * counted until it is refilled (Eviction.c). */
+  EvictedMagic = 0x65766963, /* "evic" */
 };
 
 typedef struct BlockHeader {
@@ -68,6 +72,7 @@ static bool sizeIsCountable(size_t size, size_t extra) {
 void *_mlir_memref_to_llvm_alloc(size_t size) {
   if (!sizeIsCountable(size, HeaderSize))
     return NULL;
+  memoptRtEvictionMakeRoom((int64_t)size);
   void *base = malloc(HeaderSize + size);
   return base ? track(base, HeaderSize, size) : NULL;
 }
@@ -80,6 +85,7 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   /* The payload starts one alignment unit in: aligned, with room for the header. */
   if (!sizeIsCountable(size, alignment))
     return NULL;
+  memoptRtEvictionMakeRoom((int64_t)size);
   void *base = NULL;
   if (posix_memalign(&base, alignment, alignment + size) != 0)
     return NULL;
@@ -90,7 +96,7 @@ void _mlir_memref_to_llvm_free(void *pointer) {
   if (!pointer)
     return;
   BlockHeader *header = headerOf(pointer);
-  if (header->magic != LiveMagic) {
+  if (header->magic != LiveMagic && header->magic != EvictedMagic) {
     /* Continuing would corrupt the counters and probably the heap. */
     fprintf(stderr,
             "memopt-rt: fatal: _mlir_memref_to_llvm_free(%p): not allocated by memopt_rt, or "
@@ -99,10 +105,32 @@ void _mlir_memref_to_llvm_free(void *pointer) {
     fflush(stdout);
     abort();
   }
+  memoptRtEvictionForget(pointer);
+  /* An evicted block's bytes were subtracted when it was evicted. */
+  if (header->magic == LiveMagic)
+    atomic_fetch_sub(&liveBytes, (int_fast64_t)header->size);
   header->magic = FreedMagic;
-  atomic_fetch_sub(&liveBytes, (int_fast64_t)header->size);
   atomic_fetch_add(&freeCount, 1);
   free((char *)pointer - header->baseOffset);
+}
+
+int64_t memoptRtBlockResidentSize(const void *payload) {
+  const BlockHeader *header = (const BlockHeader *)((const char *)payload - HeaderSize);
+  return header->magic == LiveMagic ? (int64_t)header->size : -1;
+}
+
+int64_t memoptRtBlockUncount(void *payload) {
+  BlockHeader *header = headerOf(payload);
+  header->magic = EvictedMagic;
+  atomic_fetch_sub(&liveBytes, (int_fast64_t)header->size);
+  return (int64_t)header->size;
+}
+
+int64_t memoptRtBlockRecount(void *payload) {
+  BlockHeader *header = headerOf(payload);
+  header->magic = LiveMagic;
+  raisePeak(atomic_fetch_add(&liveBytes, (int_fast64_t)header->size) + (int_fast64_t)header->size);
+  return (int64_t)header->size;
 }
 
 int64_t memoptRtLiveBytes(void) { return atomic_load(&liveBytes); }

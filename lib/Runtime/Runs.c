@@ -5,6 +5,7 @@
  * memoptRtRunBegin and first in memoptRtRunEnd, so neither the counter
  * bookkeeping nor the printing is timed. Runs are driven from one thread
  * (the harness's wrapper), so their state is plain static data. */
+#include "Runtime/Blocks.h"
 #include "Runtime/Runtime.h"
 
 #include <stdbool.h>
@@ -17,6 +18,7 @@ static int64_t runStartNanoseconds;
 static int64_t runStartCpuNanoseconds;
 static int64_t runLiveBefore;
 static int64_t runAllocationsBefore;
+static int64_t runEvictionsBefore;
 static int64_t runsEnded;
 static MemoptRtRunRecord lastRecord;
 
@@ -38,6 +40,7 @@ void memoptRtRunBegin(void) {
   runOpen = true;
   runLiveBefore = memoptRtLiveBytes();
   runAllocationsBefore = memoptRtAllocationCount();
+  runEvictionsBefore = memoptRtEvictionCount();
   memoptRtResetPeak();
   runStartCpuNanoseconds = nanosecondsOf(CLOCK_THREAD_CPUTIME_ID);
   runStartNanoseconds = nanosecondsOf(CLOCK_MONOTONIC);
@@ -60,15 +63,16 @@ void memoptRtRunEnd(void) {
       .liveBeforeBytes = runLiveBefore,
       .liveAfterBytes = memoptRtLiveBytes(),
       .allocations = memoptRtAllocationCount() - runAllocationsBefore,
+      .evictions = memoptRtEvictionCount() - runEvictionsBefore,
   };
   lastRecord = record;
   ++runsEnded;
   printf("memopt-rt: run index=%lld time_ns=%lld cpu_ns=%lld peak_bytes=%lld "
-         "live_before_bytes=%lld live_after_bytes=%lld allocations=%lld\n",
+         "live_before_bytes=%lld live_after_bytes=%lld allocations=%lld evictions=%lld\n",
          (long long)record.index, (long long)record.timeNanoseconds,
          (long long)record.cpuNanoseconds, (long long)record.peakBytes,
          (long long)record.liveBeforeBytes, (long long)record.liveAfterBytes,
-         (long long)record.allocations);
+         (long long)record.allocations, (long long)record.evictions);
   fflush(stdout);
 }
 
@@ -80,3 +84,5 @@ int memoptRtLastRun(MemoptRtRunRecord *record) {
   *record = lastRecord;
   return 0;
 }
+
+int64_t memoptRtRunBaselineBytes(void) { return runOpen ? runLiveBefore : 0; }

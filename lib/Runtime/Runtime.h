@@ -93,6 +93,7 @@ typedef struct MemoptRtRunRecord {
   int64_t liveBeforeBytes;  /* live bytes when the run began */
   int64_t liveAfterBytes;   /* live bytes when the run ended */
   int64_t allocations;      /* allocations made during the run */
+  int64_t evictions;        /* buffers evicted during the run (Eviction) */
 } MemoptRtRunRecord;
 
 /// Starts a run: resets the peak to the live bytes, then reads the clocks
@@ -101,7 +102,7 @@ void memoptRtRunBegin(void);
 
 /// Ends the run begun last: reads the clock first, then the counters, and
 /// prints "memopt-rt: run index=I time_ns=T cpu_ns=C peak_bytes=P
-/// live_before_bytes=B live_after_bytes=A allocations=N" on standard output. Aborts with a message
+/// live_before_bytes=B live_after_bytes=A allocations=N evictions=E" on standard output. Aborts with a message
 /// when no run was begun.
 void memoptRtRunEnd(void);
 
@@ -206,6 +207,47 @@ void _mlir_ciface_memoptRtPrintI16(int64_t index, MemoptRtUnrankedMemRef *memref
 void _mlir_ciface_memoptRtPrintI8(int64_t index, MemoptRtUnrankedMemRef *memref);
 /// C-interface entry point: prints the values of output `index`, an i1 memref.
 void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref);
+
+/*===------------------------------------------------------------------===*
+ * Eviction (run-time rematerialization, BladeDISC++)
+ *
+ * remat-to-runtime lowers `remat.evict` to memoptRtEvictable and
+ * `remat.regenerate` to memoptRtRestore plus a recomputation guarded by its
+ * result. Between the two calls the buffer is evictable: when an allocation
+ * would bring the live bytes of the current run (live bytes minus those
+ * live when the run began; absolute outside a run) above the limit, the
+ * registered buffers are evicted in decreasing order of size times distance
+ * to their next use until the allocation fits: their pages are given back
+ * (madvise MADV_DONTNEED) and their bytes stop counting, while the block
+ * stays allocated so that its address stays valid. memoptRtRestore counts
+ * an evicted block again and tells the program to recompute its contents
+ * into it. Positions are the op numbers remat-to-runtime gives the top-level
+ * ops of a function; the current position is the last one a call reported.
+ *===------------------------------------------------------------------===*/
+
+/// Sets the limit in bytes (0: no limit, nothing is evicted); at load time it
+/// is read from the environment variable MEMOPT_RT_LIMIT_BYTES, a
+/// non-negative decimal integer (anything else aborts with a message).
+void memoptRtSetLimitBytes(int64_t bytes);
+
+/// Returns the current limit in bytes (0: none).
+int64_t memoptRtLimitBytes(void);
+
+/// Registers the block at `pointer` (an address this library's allocation
+/// functions returned, as an integer) as evictable from op `position` until
+/// its next use at op `nextUse`. Aborts with a message for another pointer.
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse);
+
+/// Ends the evictable interval of the block at `pointer` at op `position`:
+/// returns 1 when it was evicted (it is counted again and the caller must
+/// recompute its contents into it), 0 when its contents are intact.
+int32_t memoptRtRestore(int64_t pointer, int64_t position);
+
+/// Returns the number of buffers evicted since the library was loaded.
+int64_t memoptRtEvictionCount(void);
+
+/// Returns the number of buffers registered as evictable and not yet restored or freed.
+int64_t memoptRtEvictableCount(void);
 
 #ifdef __cplusplus
 }

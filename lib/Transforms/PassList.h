@@ -44,4 +44,7 @@ extern const MemoptPassInfo memoptRematPass;
 /// print-remat-optimum (PrintRematOptimumPass.c).
 extern const MemoptPassInfo memoptPrintRematOptimumPass;
 
+/// remat-dynamic (RematDynamicPass.c).
+extern const MemoptPassInfo memoptRematDynamicPass;
+
 #endif /* MEMOPT_TRANSFORMS_PASSLIST_H */

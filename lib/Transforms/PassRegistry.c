@@ -23,6 +23,8 @@ static const MemoptPassInfo *const passes[] = {
     &memoptSpmToMemrefPass,
     &memoptRematPass,
     &memoptPrintRematOptimumPass,
+    &memoptRematDynamicPass,
+    &memoptRematToRuntimePass,
 };
 
 extern const struct {

@@ -26,6 +26,7 @@ typedef struct HarnessOptions {
   long long runs;
   long long seed;
   long long dim;            /* size of every dynamic dimension; -1 when not given */
+  long long limitBytes;     /* --limit-bytes: memopt_rt's eviction limit; 0 when not given */
   double tolerance;         /* relative, on sum and abs_sum */
   bool compare;
   bool fillElided;
@@ -204,6 +205,7 @@ typedef struct HarnessRun {
   int64_t liveBeforeBytes;
   int64_t liveAfterBytes;
   int64_t allocations;
+  int64_t evictions;        /* 0 when the report has no such field */
 } HarnessRun;
 
 typedef struct HarnessOutput {

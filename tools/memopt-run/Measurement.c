@@ -64,6 +64,9 @@ static bool hashField(const char *line, size_t length, const char *key, uint64_t
 
 static bool parseRun(const char *line, size_t length, size_t expectedIndex, HarnessRun *run) {
   int64_t index;
+  /* Evictions are optional: only a limit (--limit-bytes) causes any. */
+  if (!integerField(line, length, "evictions", &run->evictions))
+    run->evictions = 0;
   return integerField(line, length, "index", &index) && index == (int64_t)expectedIndex &&
          integerField(line, length, "time_ns", &run->timeNanoseconds) &&
          integerField(line, length, "cpu_ns", &run->cpuNanoseconds) &&

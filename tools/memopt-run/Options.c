@@ -21,6 +21,8 @@ static const OptionInfo optionTable[] = {
     {"runs", IntegerOption, "N", "number of timed calls (default 3)"},
     {"seed", IntegerOption, "S", "seed of the generated inputs (default 0)"},
     {"dim", IntegerOption, "N", "size of every dynamic dimension of the inputs"},
+    {"limit-bytes", IntegerOption, "N",
+     "memopt_rt evicts evictable buffers to keep a call under N bytes (MEMOPT_RT_LIMIT_BYTES)"},
     {"compare", FlagOption, NULL,
      "run the model without and with --pipeline (or --against) and compare"},
     {"against", StringOption, "FILE", "with --compare: the candidate is FILE instead of the model"},
@@ -93,6 +95,8 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
       options->runs = number;
     else if (strcmp(name, "seed") == 0)
       options->seed = number;
+    else if (strcmp(name, "limit-bytes") == 0)
+      options->limitBytes = number;
     else
       options->dim = number;
     return true;

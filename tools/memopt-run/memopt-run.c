@@ -162,10 +162,16 @@ static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *erro
    * (else $TMPDIR or the home directory) on every run: keep them with ours. */
   MemoptStringBuffer jitdump = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
-  char *environment[] = {jitdump.data, NULL};
+  /* Always set, so that a limit in the caller's environment does not leak in. */
+  MemoptStringBuffer limit = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
+  if (harness->options.limitBytes > 0)
+    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
+  char *environment[] = {jitdump.data, limit.data, NULL};
   HarnessExit exit;
   bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath, &exit, error);
   memoptStringBufferDestroy(&jitdump);
+  memoptStringBufferDestroy(&limit);
   MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate();
   if (ok && (!exit.exited || exit.code != 0)) {
     memoptStringBufferAppendCString(error, "mlir-runner failed with ");
@@ -414,6 +420,8 @@ static void printSingle(const Harness *harness, const Variant *variant) {
   memoptStringBufferAppendFormat(&out, "inputs_bytes: %lld\n", (long long)m->runs[0].liveBeforeBytes);
   memoptStringBufferAppendFormat(&out, "peak_bytes: %lld\n", (long long)harnessPeakBytes(m));
   memoptStringBufferAppendFormat(&out, "allocations_per_run: %lld\n", (long long)last->allocations);
+  if (harness->options.limitBytes > 0)
+    memoptStringBufferAppendFormat(&out, "evictions_per_run: %lld\n", (long long)last->evictions);
   for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
     memoptStringBufferAppendFormat(&out, "%s %.6f\n", timeRows[i].median,
                                    harnessMedianMilliseconds(m, timeRows[i].clock));
@@ -480,6 +488,8 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
   appendIntegerRow(&out, "inputs_bytes:", b->runs[0].liveBeforeBytes, c->runs[0].liveBeforeBytes, false);
   appendIntegerRow(&out, "peak_bytes:", harnessPeakBytes(b), harnessPeakBytes(c), true);
   appendIntegerRow(&out, "allocations_per_run:", bLast->allocations, cLast->allocations, true);
+  if (harness->options.limitBytes > 0)
+    appendIntegerRow(&out, "evictions_per_run:", bLast->evictions, cLast->evictions, false);
   for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
     appendTimeRow(&out, timeRows[i].median, harnessMedianMilliseconds(b, timeRows[i].clock),
                   harnessMedianMilliseconds(c, timeRows[i].clock));

@@ -1,0 +1,394 @@
+/* remat-to-runtime: lowers remat.evict / remat.regenerate to calls into
+ * memopt_rt (lib/Runtime/Runtime.h, "Eviction") and a guarded
+ * recomputation.
+ *
+ *   remat.evict %v          ->  %m = bufferization.to_buffer %v read_only
+ *                               %p = memref.extract_aligned_pointer_as_index %m
+ *                               call @memoptRtEvictable(%p as i64, position, next use)
+ *   %r = remat.regenerate %v ->  %m, %p as above
+ *                               %e = call @memoptRtRestore(%p as i64, position)
+ *                               scf.if %e != 0 { body, written into %m }
+ *                               uses of %r read %v
+ *
+ * The recomputation writes into the evicted buffer itself, so every
+ * descriptor of it (views included) stays valid and uses of %r can read %v:
+ * the body's destination `tensor.empty` (found through the inits of the
+ * destination-style ops that produce the yielded value) becomes
+ * `bufferization.to_tensor %m restrict writable`, and
+ * `bufferization.materialize_in_destination` ties the result to %m (a copy
+ * onto itself, which canonicalization in the deallocation pipeline drops).
+ * Positions are the indices of the function's top-level ops before
+ * lowering; the next use of an evict is its regenerate (the end of the
+ * function when there is none). */
+#include "Conversion/Conversion.h"
+#include "Conversion/UpstreamOps.h"
+#include "IR/IR.h"
+
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Bufferization.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/MemRef.h"
+#include "mlir-c/Dialect/SCF.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static MlirNamedAttribute unitAttribute(MlirContext context, const char *name) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
+                               mlirUnitAttrGet(context));
+}
+
+static MlirValue i64Constant(const MemoptBuilder *builder, int64_t value) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirType i64 = mlirIntegerTypeGet(context, 64);
+  MlirNamedAttribute attribute =
+      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("value")),
+                            mlirIntegerAttrGet(i64, value));
+  return mlirOperationGetResult(memoptBuildOp(builder, "arith.constant", NULL, 0, &i64, 1, &attribute, 1), 0);
+}
+
+/* The memref type of identity layout with the shape and element type of `tensorType`. */
+static MlirType contiguousMemRefType(MlirType tensorType) {
+  intptr_t rank = mlirShapedTypeGetRank(tensorType);
+  int64_t *shape = calloc((size_t)(rank ? rank : 1), sizeof *shape);
+  if (!shape)
+    abort();
+  for (intptr_t i = 0; i < rank; ++i)
+    shape[i] = mlirShapedTypeGetDimSize(tensorType, i);
+  MlirType type = mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank, shape,
+                                              mlirAttributeGetNull());
+  free(shape);
+  return type;
+}
+
+/* The buffer of tensor `value` (identity layout) and its address as an i64. */
+static MlirValue bufferOf(const MemoptBuilder *builder, MlirValue value, MlirValue *address) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirType memrefType = contiguousMemRefType(mlirValueGetType(value));
+  MlirNamedAttribute readOnly = unitAttribute(context, "read_only");
+  MlirValue buffer = mlirOperationGetResult(
+      memoptBuildOp(builder, "bufferization.to_buffer", &value, 1, &memrefType, 1, &readOnly, 1), 0);
+  MlirType index = mlirIndexTypeGet(context), i64 = mlirIntegerTypeGet(context, 64);
+  MlirValue pointer = mlirOperationGetResult(
+      memoptBuildOp(builder, "memref.extract_aligned_pointer_as_index", &buffer, 1, &index, 1, NULL, 0), 0);
+  *address = mlirOperationGetResult(memoptBuildOp(builder, "arith.index_cast", &pointer, 1, &i64, 1, NULL, 0), 0);
+  return buffer;
+}
+
+static MlirOperation buildCall(const MemoptBuilder *builder, const char *callee,
+                               const MlirValue *operands, intptr_t count, const MlirType *results,
+                               intptr_t resultCount) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirNamedAttribute attribute = mlirNamedAttributeGet(
+      mlirIdentifierGet(context, mlirStringRefCreateFromCString("callee")),
+      mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(callee)));
+  return memoptBuildOp(builder, "func.call", operands, count, results, resultCount, &attribute, 1);
+}
+
+static bool hasSingleUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/* True when every use of `value` is by one op (an elementwise step reading
+ * and writing it in place uses it twice). */
+static bool usedByOneOp(MlirValue value) {
+  MlirOpOperand first = mlirValueGetFirstUse(value);
+  if (mlirOpOperandIsNull(first))
+    return false;
+  for (MlirOpOperand use = first; !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    if (!mlirOperationEqual(mlirOpOperandGetOwner(use), mlirOpOperandGetOwner(first)))
+      return false;
+  return true;
+}
+
+static bool isLinalg(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length > 7 && strncmp(name.data, "linalg.", 7) == 0;
+}
+
+static bool indexingMapIsIdentity(MlirOperation generic, intptr_t operand) {
+  MlirAttribute maps =
+      mlirOperationGetAttributeByName(generic, mlirStringRefCreateFromCString("indexing_maps"));
+  return !mlirAttributeIsNull(maps) && mlirAttributeIsAArray(maps) &&
+         operand < mlirArrayAttrGetNumElements(maps) &&
+         mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operand)));
+}
+
+/* True when `value` is computed in `body` by a linalg op (possibly seen
+ * through a tensor.expand_shape, as a 2-D matmul feeds a 3-D bias add) and
+ * read only once. */
+static bool isBodyTemporary(MlirValue value, MlirBlock body) {
+  if (!hasSingleUse(value) || !mlirValueIsAOpResult(value))
+    return false;
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  if (!mlirBlockEqual(mlirOperationGetBlock(producer), body))
+    return false;
+  if (memoptOperationIsA(producer, "tensor.expand_shape"))
+    return isBodyTemporary(mlirOperationGetOperand(producer, 0), body);
+  return isLinalg(producer);
+}
+
+/* For a one-result linalg.generic that writes its init at the same index it
+ * reads an input of the result's type (both maps the identity, so every
+ * loop is parallel) and never reads the init: that input, when it is a
+ * temporary of the body read only here. Writing into it instead of a fresh
+ * init saves one buffer per elementwise step of a recomputation. */
+static MlirValue reusableInput(MlirOperation op, MlirBlock body) {
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  if (!memoptOperationIsA(op, "linalg.generic") || mlirOperationGetNumResults(op) != 1 ||
+      !indexingMapIsIdentity(op, operands - 1))
+    return (MlirValue){NULL};
+  MlirBlock generic = memoptSingleBlock(op);
+  if (mlirBlockGetNumArguments(generic) != operands ||
+      !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(generic, operands - 1))))
+    return (MlirValue){NULL};
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  for (intptr_t i = 0; i + 1 < operands; ++i) {
+    MlirValue input = mlirOperationGetOperand(op, i);
+    if (mlirTypeEqual(mlirValueGetType(input), resultType) && indexingMapIsIdentity(op, i) &&
+        isBodyTemporary(input, body))
+      return input;
+  }
+  return (MlirValue){NULL};
+}
+
+/* Makes the recomputation in `body` of `value` write into `buffer`: follows
+ * destination-style inits from `value`, writing elementwise steps into
+ * their input in place, down to a tensor.empty read by nothing else, which
+ * becomes `bufferization.to_tensor %buffer restrict writable`. Leaves the
+ * body as it is when the chain ends elsewhere (then the result is copied). */
+static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffer) {
+  MlirContext context = mlirValueGetContext(value);
+  while (mlirValueIsAOpResult(value)) {
+    MlirOperation op = mlirOpResultGetOwner(value);
+    if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
+      return;
+    if (memoptOperationIsA(op, "tensor.empty")) {
+      if (!hasSingleUse(value))
+        return; /* another op writes it too */
+      MemoptBuilder atEmpty = memoptBuilderBefore(op);
+      MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"),
+                                    unitAttribute(context, "writable")};
+      MlirType tensorType = mlirValueGetType(value);
+      MlirValue inPlace = mlirOperationGetResult(
+          memoptBuildOp(&atEmpty, "bufferization.to_tensor", &buffer, 1, &tensorType, 1, flags, 2), 0);
+      mlirValueReplaceAllUsesOfWith(value, inPlace);
+      memoptEraseOp(op);
+      return;
+    }
+    if (memoptOperationIsA(op, "tensor.expand_shape") && usedByOneOp(value)) {
+      /* The source fills the same memory, seen with the source's shape. */
+      /* At the start of the body: the destination of earlier ops needs it. */
+      MemoptBuilder atView = memoptBuilderBefore(mlirBlockGetFirstOperation(body));
+      MlirValue source = mlirOperationGetOperand(op, 0);
+      MlirType sourceType = mlirValueGetType(source);
+      MlirNamedAttribute reassociation = mlirNamedAttributeGet(
+          mlirIdentifierGet(context, mlirStringRefCreateFromCString("reassociation")),
+          mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation")));
+      MlirType collapsedType = contiguousMemRefType(sourceType);
+      buffer = mlirOperationGetResult(memoptBuildOp(&atView, "memref.collapse_shape", &buffer, 1,
+                                                    &collapsedType, 1, &reassociation, 1),
+                                      0);
+      value = source;
+      continue;
+    }
+    if (mlirOperationGetNumResults(op) != 1 || !isLinalg(op))
+      return;
+    intptr_t initNumber = mlirOperationGetNumOperands(op) - 1; /* a one-result linalg op's init */
+    MlirValue init = mlirOperationGetOperand(op, initNumber);
+    MlirValue input = reusableInput(op, body);
+    if (!mlirValueIsNull(input) && mlirValueIsAOpResult(init) &&
+        memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasSingleUse(init)) {
+      mlirOperationSetOperand(op, initNumber, input);
+      memoptEraseOp(mlirOpResultGetOwner(init));
+      value = input;
+    } else {
+      value = init;
+    }
+  }
+}
+
+static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
+  MemoptBuilder builder = memoptBuilderBefore(regenerate);
+  MlirContext context = mlirLocationGetContext(builder.location);
+  MlirValue value = mlirOperationGetOperand(regenerate, 0);
+  MlirValue address;
+  MlirValue buffer = bufferOf(&builder, value, &address);
+  MlirValue operands[] = {address, i64Constant(&builder, position)};
+  MlirType i32 = mlirIntegerTypeGet(context, 32);
+  MlirValue evicted =
+      mlirOperationGetResult(buildCall(&builder, "memoptRtRestore", operands, 2, &i32, 1), 0);
+  MlirNamedAttribute zeroValue =
+      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("value")),
+                            mlirIntegerAttrGet(i32, 0));
+  MlirValue zero = mlirOperationGetResult(
+      memoptBuildOp(&builder, "arith.constant", NULL, 0, &i32, 1, &zeroValue, 1), 0);
+  MlirType i1 = mlirIntegerTypeGet(context, 1);
+  MlirNamedAttribute predicate = mlirNamedAttributeGet(
+      mlirIdentifierGet(context, mlirStringRefCreateFromCString("predicate")),
+      mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 1 /* ne */));
+  MlirValue compared[] = {evicted, zero};
+  MlirValue condition = mlirOperationGetResult(
+      memoptBuildOp(&builder, "arith.cmpi", compared, 2, &i1, 1, &predicate, 1), 0);
+
+  /* scf.if takes over the regenerate's body; its vector.yield becomes the write into the buffer. */
+  MlirRegion thenRegion = mlirRegionCreate(), elseRegion = mlirRegionCreate();
+  mlirRegionTakeBody(thenRegion, mlirOperationGetRegion(regenerate, 0));
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("scf.if"), builder.location);
+  mlirOperationStateAddOperands(&state, 1, &condition);
+  MlirRegion regions[] = {thenRegion, elseRegion};
+  mlirOperationStateAddOwnedRegions(&state, 2, regions);
+  MlirOperation guard = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(builder.block, regenerate, guard);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(guard, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirValue again = mlirOperationGetOperand(yield, 0);
+  recomputeIntoBuffer(again, body, buffer);
+  again = mlirOperationGetOperand(yield, 0); /* the yielded tensor.empty itself may have been replaced */
+  MemoptBuilder atYield = memoptBuilderBefore(yield);
+  MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"), unitAttribute(context, "writable")};
+  MlirValue written[] = {again, buffer};
+  memoptBuildOp(&atYield, "bufferization.materialize_in_destination", written, 2, NULL, 0, flags, 2);
+  memoptBuildYield(&atYield, "scf.yield", NULL, 0);
+  memoptEraseOp(yield);
+  MlirBlock elseBlock = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(mlirOperationGetRegion(guard, 1), elseBlock);
+  MemoptBuilder atElse = memoptBuilderAtEnd(elseBlock, builder.location);
+  memoptBuildYield(&atElse, "scf.yield", NULL, 0);
+
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(regenerate, 0), value);
+  memoptEraseOp(regenerate);
+}
+
+static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse) {
+  MemoptBuilder builder = memoptBuilderBefore(evict);
+  MlirValue address;
+  bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
+  MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse)};
+  buildCall(&builder, "memoptRtEvictable", operands, 3, NULL, 0);
+  memoptEraseOp(evict);
+}
+
+/* Declares `name` : (i64 x argumentCount) -> results in `module` unless present. */
+static void declare(MlirOperation module, const char *name, intptr_t argumentCount,
+                    const MlirType *results, intptr_t resultCount) {
+  MlirContext context = mlirOperationGetContext(module);
+  MlirBlock block = memoptSingleBlock(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute symbol = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(symbol) && mlirAttributeIsAString(symbol) &&
+        mlirStringRefEqual(mlirStringAttrGetValue(symbol), mlirStringRefCreateFromCString(name)))
+      return;
+  }
+  MlirType i64 = mlirIntegerTypeGet(context, 64);
+  MlirType arguments[3] = {i64, i64, i64};
+  MlirType type = mlirFunctionTypeGet(context, argumentCount, arguments, resultCount, results);
+  MlirNamedAttribute attributes[] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("sym_name")),
+                            mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
+      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("function_type")),
+                            mlirTypeAttrGet(type)),
+      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("sym_visibility")),
+                            mlirStringAttrGet(context, mlirStringRefCreateFromCString("private"))),
+  };
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"),
+                                                   mlirLocationUnknownGet(context));
+  mlirOperationStateAddAttributes(&state, 3, attributes);
+  MlirRegion body = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  mlirBlockInsertOwnedOperation(block, 0, mlirOperationCreate(&state));
+}
+
+/* Lowers the remat ops at the top level of one function; true when there were any. */
+static bool lowerFunction(MlirOperation func) {
+  MlirBlock block = memoptSingleBlock(func);
+  if (mlirBlockIsNull(block))
+    return false;
+  size_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++count;
+  MlirOperation *ops = calloc(count ? count : 1, sizeof *ops);
+  if (!ops)
+    abort();
+  count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ops[count++] = op;
+  bool any = false;
+  for (size_t i = 0; i < count; ++i) {
+    if (memoptOperationIsA(ops[i], "remat.evict")) {
+      size_t next = i + 1;
+      while (next < count && !(memoptOperationIsA(ops[next], "remat.regenerate") &&
+                               mlirValueEqual(mlirOperationGetOperand(ops[next], 0),
+                                              mlirOperationGetOperand(ops[i], 0))))
+        ++next;
+      lowerEvict(ops[i], (int64_t)i, (int64_t)next);
+      any = true;
+    } else if (memoptOperationIsA(ops[i], "remat.regenerate")) {
+      lowerRegenerate(ops[i], (int64_t)i);
+      any = true;
+    }
+  }
+  free(ops);
+  return any;
+}
+
+/* Finds remat ops that are not at the top level of a function body. */
+static MlirWalkResult findNested(MlirOperation op, void *userData) {
+  MlirOperation *found = userData;
+  if ((memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate")) &&
+      !memoptOperationIsA(mlirOperationGetParentOperation(op), "func.func")) {
+    *found = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPassOptions *options) {
+  (void)options;
+  MlirOperation nested = {NULL};
+  mlirOperationWalk(module, findNested, &nested, MlirWalkPreOrder);
+  if (!mlirOperationIsNull(nested)) {
+    memoptEmitDiagnostic(mlirOperationGetLocation(nested), MlirDiagnosticError,
+                         "remat-to-runtime: remat ops are lowered only at the top level of a "
+                         "function body");
+    return mlirLogicalResultFailure();
+  }
+  bool any = false;
+  MlirBlock block = memoptSingleBlock(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "func.func"))
+      any = lowerFunction(op) || any;
+  if (any) {
+    MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
+    declare(module, "memoptRtEvictable", 3, NULL, 0);
+    declare(module, "memoptRtRestore", 2, &i32, 1);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+static MlirDialectHandle (*const rematToRuntimeDialects[])(void) = {
+    mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__func__,
+    mlirGetDialectHandle__memref__,
+    mlirGetDialectHandle__scf__,
+};
+
+const MemoptPassInfo memoptRematToRuntimePass = {
+    .argument = "remat-to-runtime",
+    .summary = "Lower remat.evict / remat.regenerate to memopt_rt calls and an scf.if that "
+               "recomputes an evicted buffer in place",
+    .anchor = "builtin.module",
+    .options = NULL,
+    .optionCount = 0,
+    .dependentDialects = rematToRuntimeDialects,
+    .dependentDialectCount = sizeof rematToRuntimeDialects / sizeof *rematToRuntimeDialects,
+    .run = runRematToRuntime,
+};

@@ -1,0 +1,186 @@
+/* Run-time eviction of buffers the program marked evictable (BladeDISC++'s
+ * rematerialization decided at run time).
+ *
+ * The registry is a small array: a program registers a handful of buffers
+ * at a time (one per remat.evict whose interval is open), so a linear scan
+ * per allocation costs less than any index would. It is guarded by a mutex
+ * because lowered code may allocate from several threads, while the
+ * registrations themselves come from the program's calls.
+ *
+ * An evicted block keeps its address: only its pages are given back, and
+ * its bytes stop counting. That way every memref descriptor that points
+ * into it stays valid, and restoring needs no new allocation, only a
+ * recomputation into the same memory. */
+/* madvise(MADV_DONTNEED) is not POSIX (posix_madvise with POSIX_MADV_DONTNEED
+ * is a no-op in glibc), hence the BSD/GNU feature set. */
+#define _DEFAULT_SOURCE
+
+#include "Runtime/Blocks.h"
+#include "Runtime/Runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct Evictable {
+  void *payload;
+  int64_t bytes;
+  int64_t nextUse; /* op position of the matching restore */
+  bool evicted;
+} Evictable;
+
+static pthread_mutex_t registryLock = PTHREAD_MUTEX_INITIALIZER;
+static Evictable *registry;
+static size_t registryCount;
+static size_t registryCapacity;
+/* Read without the lock on every allocation and free: atomics. */
+static atomic_int_fast64_t limitBytes;
+static atomic_int_fast64_t registeredCount;
+static atomic_int_fast64_t evictionCount;
+static int64_t currentPosition;
+
+static void fatal(const char *message, long long value) {
+  fprintf(stderr, "memopt-rt: fatal: %s%lld\n", message, value);
+  fflush(stdout);
+  abort();
+}
+
+/* The limit comes from the environment when the library is loaded, so that
+ * a harness can set it without changing the program. */
+__attribute__((constructor)) static void readLimitFromEnvironment(void) {
+  const char *text = getenv("MEMOPT_RT_LIMIT_BYTES");
+  if (!text || !*text)
+    return;
+  char *end;
+  errno = 0;
+  long long value = strtoll(text, &end, 10);
+  if (*end != '\0' || errno != 0 || value < 0 || text[0] == '-' || text[0] == '+') {
+    fprintf(stderr,
+            "memopt-rt: fatal: MEMOPT_RT_LIMIT_BYTES='%s' is not a non-negative decimal integer\n",
+            text);
+    abort();
+  }
+  atomic_store(&limitBytes, value);
+}
+
+void memoptRtSetLimitBytes(int64_t bytes) {
+  if (bytes < 0)
+    fatal("memoptRtSetLimitBytes: negative limit ", (long long)bytes);
+  atomic_store(&limitBytes, bytes);
+}
+
+int64_t memoptRtLimitBytes(void) { return atomic_load(&limitBytes); }
+
+int64_t memoptRtEvictionCount(void) { return atomic_load(&evictionCount); }
+
+int64_t memoptRtEvictableCount(void) { return atomic_load(&registeredCount); }
+
+/* Returns the index of `payload` in the registry, or registryCount. */
+static size_t find(const void *payload) {
+  size_t i = 0;
+  while (i < registryCount && registry[i].payload != payload)
+    ++i;
+  return i;
+}
+
+static void removeAt(size_t index) {
+  registry[index] = registry[--registryCount];
+  atomic_fetch_sub(&registeredCount, 1);
+}
+
+/* Gives the whole pages inside the block back to the system; the partial
+ * pages at its ends may hold the block header or a neighbour's data. */
+static void releasePages(void *payload, int64_t bytes) {
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t first = ((uintptr_t)payload + page - 1) & ~(page - 1);
+  uintptr_t last = ((uintptr_t)payload + (uintptr_t)bytes) & ~(page - 1);
+  if (last > first)
+    madvise((void *)first, last - first, MADV_DONTNEED);
+}
+
+/* Size times distance to the next use: the bytes an eviction saves, for
+ * how long. The buffer needed last and largest goes first. */
+static double evictionScore(const Evictable *entry) {
+  int64_t distance = entry->nextUse - currentPosition;
+  return (double)entry->bytes * (double)(distance > 0 ? distance : 1);
+}
+
+void memoptRtEvictionMakeRoom(int64_t size) {
+  int64_t limit = atomic_load(&limitBytes);
+  if (limit == 0 || atomic_load(&registeredCount) == 0)
+    return;
+  pthread_mutex_lock(&registryLock);
+  for (;;) {
+    int64_t used = memoptRtLiveBytes() - memoptRtRunBaselineBytes();
+    if (used + size <= limit)
+      break;
+    size_t best = registryCount;
+    for (size_t i = 0; i < registryCount; ++i)
+      if (!registry[i].evicted &&
+          (best == registryCount || evictionScore(&registry[i]) > evictionScore(&registry[best])))
+        best = i;
+    if (best == registryCount)
+      break; /* nothing left to evict: the allocation goes over the limit */
+    registry[best].evicted = true;
+    memoptRtBlockUncount(registry[best].payload);
+    releasePages(registry[best].payload, registry[best].bytes);
+    atomic_fetch_add(&evictionCount, 1);
+  }
+  pthread_mutex_unlock(&registryLock);
+}
+
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse) {
+  void *payload = (void *)(uintptr_t)pointer;
+  int64_t bytes = memoptRtBlockResidentSize(payload);
+  if (bytes < 0)
+    fatal("memoptRtEvictable: not a live block of memopt_rt: pointer ", (long long)pointer);
+  pthread_mutex_lock(&registryLock);
+  currentPosition = position;
+  size_t index = find(payload);
+  if (index == registryCount) {
+    if (registryCount == registryCapacity) {
+      registryCapacity = registryCapacity ? 2 * registryCapacity : 16;
+      registry = realloc(registry, registryCapacity * sizeof *registry);
+      if (!registry)
+        fatal("memoptRtEvictable: out of memory for entries: ", (long long)registryCapacity);
+    }
+    ++registryCount;
+    atomic_fetch_add(&registeredCount, 1);
+  }
+  registry[index] = (Evictable){payload, bytes, nextUse, false};
+  pthread_mutex_unlock(&registryLock);
+}
+
+int32_t memoptRtRestore(int64_t pointer, int64_t position) {
+  void *payload = (void *)(uintptr_t)pointer;
+  pthread_mutex_lock(&registryLock);
+  currentPosition = position;
+  size_t index = find(payload);
+  bool evicted = index < registryCount && registry[index].evicted;
+  int64_t bytes = evicted ? registry[index].bytes : 0;
+  if (index < registryCount)
+    removeAt(index);
+  pthread_mutex_unlock(&registryLock);
+  if (!evicted)
+    return 0;
+  /* The block counts again before the recomputation writes into it; other
+   * evictable buffers make room for it as for any allocation. */
+  memoptRtEvictionMakeRoom(bytes);
+  memoptRtBlockRecount(payload);
+  return 1;
+}
+
+void memoptRtEvictionForget(const void *payload) {
+  if (atomic_load(&registeredCount) == 0)
+    return;
+  pthread_mutex_lock(&registryLock);
+  size_t index = find(payload);
+  if (index < registryCount)
+    removeAt(index);
+  pthread_mutex_unlock(&registryLock);
+}

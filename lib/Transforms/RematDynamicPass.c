@@ -1,0 +1,750 @@
+/* remat-dynamic: rematerialization decided at run time (BladeDISC++).
+ *
+ * With dynamic shapes the compiler cannot tell whether evicting a tensor
+ * pays off, so it only prepares the choice: for a tensor whose buffer sits
+ * unused across a long gap, it inserts `remat.evict` after the last use
+ * before the gap and `remat.regenerate` before the next use, whose body
+ * recomputes the tensor from values still live there; later uses read the
+ * regenerated value. The runtime (memopt_rt, after remat-to-runtime) evicts
+ * only when memory runs short.
+ *
+ * Model: the memory profile's positions (top-level ops) and buffers, sizes
+ * as polynomials over the shape symbols. A value is a candidate when
+ *   - it fills a buffer of its own that the function allocates (not a view,
+ *     not returned, not an uninitialized tensor.empty), so its memory really
+ *     goes while it is evicted;
+ *   - between two consecutive uses (or its definition and first use) lie at
+ *     least `min-gap` ops that touch its buffer through no value at all,
+ *     and, unless `everywhere`, one of those ops is a candidate peak of the
+ *     symbolic live bytes: eviction cannot lower a peak it does not span;
+ *   - its producer chain is cheap (at most `max-chain` contractions and
+ *     `max-ops` ops) and reads only values available at the next use: arguments,
+ *     constants, scalars, and tensors the program reads at or after that
+ *     use anyway (so that reading them there neither extends their life nor
+ *     makes bufferization copy them);
+ *   - its size is surely at least `min-bytes` (polynomial comparison).
+ * Candidates are taken largest first; one is refused when its chain reads
+ * a value another makes evictable across its regeneration point, or the
+ * other way round. */
+#include "Analysis/Analysis.h"
+#include "Conversion/UpstreamOps.h"
+#include "IR/IR.h"
+#include "Transforms/PassList.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Vector.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Candidate {
+  MlirValue value;
+  size_t definition; /* position of the defining op */
+  size_t gapStart;   /* last position using it before the gap (evict after) */
+  size_t gapEnd;     /* next position using it (regenerate before) */
+  MemoptPolynomial *bytes;
+  MlirOperation *chain; /* producer ops in program order, the value's own last */
+  size_t chainCount;
+  MlirValue *inputs; /* tensors the chain reads from outside */
+  size_t inputCount, inputCapacity;
+} Candidate;
+
+typedef struct Context {
+  MemoptMemoryProfile *profile;
+  MemoptShapeSymbols *symbols;
+  size_t positionCount;
+  size_t bufferCount;
+  bool *bufferUsed; /* [position * bufferCount + buffer]: some value in it is read there */
+  bool *isPeak;     /* candidate peak positions */
+  long long minGap, maxChain, maxOps;
+  uint64_t minBytes;
+  bool everywhere;
+} Context;
+
+static void *checkedCalloc(size_t count, size_t size) {
+  void *memory = calloc(count ? count : 1, size);
+  if (!memory)
+    abort();
+  return memory;
+}
+
+static void candidateDestroy(Candidate *candidate) {
+  memoptPolynomialDestroy(candidate->bytes);
+  free(candidate->chain);
+  free(candidate->inputs);
+}
+
+static bool positionOf(const Context *context, MlirOperation op, size_t *position) {
+  return memoptMemoryProfileLookupPosition(context->profile, op, position);
+}
+
+/* Calls `visit` on every value an op reads from outside itself, uses by
+ * ops nested in its regions included. */
+typedef void (*OperandVisitor)(MlirValue value, void *userData);
+
+typedef struct OperandWalk {
+  MlirOperation root;
+  OperandVisitor visit;
+  void *userData;
+} OperandWalk;
+
+static bool definedInside(MlirValue value, MlirOperation root) {
+  if (mlirValueIsABlockArgument(value))
+    return memoptOperationIsInside(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), root);
+  MlirOperation owner = mlirOpResultGetOwner(value);
+  return !mlirOperationEqual(owner, root) && memoptOperationIsInside(owner, root);
+}
+
+static MlirWalkResult visitOperands(MlirOperation op, void *userData) {
+  OperandWalk *walk = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue operand = mlirOperationGetOperand(op, i);
+    if (!definedInside(operand, walk->root))
+      walk->visit(operand, walk->userData);
+  }
+  return MlirWalkResultAdvance;
+}
+
+static void forEachExternalOperand(MlirOperation op, OperandVisitor visit, void *userData) {
+  OperandWalk walk = {op, visit, userData};
+  mlirOperationWalk(op, visitOperands, &walk, MlirWalkPreOrder);
+}
+
+typedef struct MarkUse {
+  Context *context;
+  size_t position;
+} MarkUse;
+
+static void markBufferUse(MlirValue value, void *userData) {
+  MarkUse *mark = userData;
+  size_t buffer;
+  if (memoptMemoryProfileLookupBuffer(mark->context->profile, value, &buffer))
+    mark->context->bufferUsed[mark->position * mark->context->bufferCount + buffer] = true;
+}
+
+static bool isTensor(MlirValue value) { return mlirTypeIsARankedTensor(mlirValueGetType(value)); }
+
+/* True when the program reads `value` itself at `position` or later. */
+static bool readAtOrAfter(const Context *context, MlirValue value, size_t position) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    size_t at;
+    if (positionOf(context, mlirOpOperandGetOwner(use), &at) && at >= position)
+      return true;
+  }
+  return false;
+}
+
+/* True for the ops whose cost grows with a reduced dimension besides
+ * their output: named contractions and convolutions, and generics that read
+ * a reduced loop in two inputs. Elementwise ops, fills, views and reductions
+ * of one operand (softmax's max and sum, a variance) cost about what their
+ * operands weigh, so only contractions count against max-chain. */
+static bool isContraction(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  static const char *const kinds[] = {"matmul", "matvec", "vecmat", "dot", "conv", "contract"};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; ++i)
+    for (size_t at = 0; at + strlen(kinds[i]) <= name.length; ++at)
+      if (strncmp(name.data + at, kinds[i], strlen(kinds[i])) == 0)
+        return true;
+  if (!memoptOperationIsA(op, "linalg.generic"))
+    return false;
+  MlirAttribute iterators =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute maps =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+  if (mlirAttributeIsNull(iterators) || mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(iterators))
+    return false;
+  intptr_t inputs = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
+  for (intptr_t loop = 0; loop < mlirArrayAttrGetNumElements(iterators); ++loop) {
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    mlirAttributePrint(mlirArrayAttrGetElement(iterators, loop), memoptAppendToBuffer, &text);
+    bool reduction = strstr(text.data, "reduction") != NULL;
+    memoptStringBufferDestroy(&text);
+    if (!reduction)
+      continue;
+    /* A contraction reads the reduced loop in two inputs (a matmul's k). */
+    int readers = 0;
+    for (intptr_t i = 0; i < inputs && i < mlirArrayAttrGetNumElements(maps); ++i) {
+      MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+        MlirAffineExpr expr = mlirAffineMapGetResult(map, r);
+        if (mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == loop) {
+          ++readers;
+          break;
+        }
+      }
+    }
+    if (readers >= 2)
+      return true;
+  }
+  return false;
+}
+
+static bool isRecomputable(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length > 7 && strncmp(name.data, "linalg.", 7) == 0)
+    return true;
+  static const char *const tensorOps[] = {"tensor.empty", "tensor.concat", "tensor.expand_shape",
+                                          "tensor.collapse_shape", "tensor.extract_slice",
+                                          "tensor.cast"};
+  for (size_t i = 0; i < sizeof tensorOps / sizeof *tensorOps; ++i)
+    if (memoptOperationIsA(op, tensorOps[i]))
+      return true;
+  return false;
+}
+
+/* Builds the producer chain of a candidate for regeneration before
+ * `regeneratePosition`. */
+typedef struct ChainBuilder {
+  const Context *context;
+  size_t regeneratePosition;
+  Candidate *candidate;
+  Candidate *const *evicted; /* other candidates whose values may be evicted */
+  size_t evictedCount;
+  const Candidate *skip;    /* the candidate being rebuilt, if it is among them */
+  long long contractions;
+  bool failed;
+} ChainBuilder;
+
+static bool isViewOf(MlirValue value, MlirValue root);
+
+/* True when `value` (or what it views) may be evicted at the regeneration
+ * point: it must then be recomputed too rather than read. */
+static bool evictedAtRegeneration(const ChainBuilder *builder, MlirValue value) {
+  for (size_t i = 0; i < builder->evictedCount; ++i) {
+    const Candidate *other = builder->evicted[i];
+    if (other != builder->skip && other->gapStart < builder->regeneratePosition &&
+        builder->regeneratePosition <= other->gapEnd && isViewOf(value, other->value))
+      return true;
+  }
+  return false;
+}
+
+static bool chainContains(const Candidate *candidate, MlirOperation op) {
+  for (size_t i = 0; i < candidate->chainCount; ++i)
+    if (mlirOperationEqual(candidate->chain[i], op))
+      return true;
+  return false;
+}
+
+static void addChainOp(ChainBuilder *builder, MlirOperation op);
+
+typedef struct NestedTensorReads {
+  MlirOperation root;
+  bool found;
+} NestedTensorReads;
+
+static MlirWalkResult findNestedTensorRead(MlirOperation op, void *userData) {
+  NestedTensorReads *nested = userData;
+  if (mlirOperationEqual(op, nested->root))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue operand = mlirOperationGetOperand(op, i);
+    if (isTensor(operand) && !definedInside(operand, nested->root))
+      nested->found = true;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static void addChainOperand(MlirValue value, void *userData) {
+  ChainBuilder *builder = userData;
+  if (builder->failed || !isTensor(value) || mlirValueIsABlockArgument(value))
+    return; /* scalars dominate the use; arguments stay live */
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  if (memoptOperationIsA(producer, "arith.constant"))
+    return;
+  if (readAtOrAfter(builder->context, value, builder->regeneratePosition) &&
+      !evictedAtRegeneration(builder, value)) {
+    Candidate *candidate = builder->candidate;
+    for (size_t i = 0; i < candidate->inputCount; ++i)
+      if (mlirValueEqual(candidate->inputs[i], value))
+        return;
+    if (candidate->inputCount == candidate->inputCapacity) {
+      candidate->inputCapacity = candidate->inputCapacity ? 2 * candidate->inputCapacity : 8;
+      candidate->inputs = realloc(candidate->inputs, candidate->inputCapacity * sizeof *candidate->inputs);
+      if (!candidate->inputs)
+        abort();
+    }
+    candidate->inputs[candidate->inputCount++] = value;
+    return;
+  }
+  addChainOp(builder, producer);
+}
+
+static void addChainOp(ChainBuilder *builder, MlirOperation op) {
+  Candidate *candidate = builder->candidate;
+  size_t position;
+  if (builder->failed || chainContains(candidate, op))
+    return;
+  if (!isRecomputable(op) || !positionOf(builder->context, op, &position) ||
+      !mlirOperationEqual(memoptMemoryProfileGetPositionOp(builder->context->profile, position), op)) {
+    builder->failed = true;
+    return;
+  }
+  builder->contractions += isContraction(op);
+  if (builder->contractions > builder->context->maxChain ||
+      (long long)builder->candidate->chainCount >= builder->context->maxOps) {
+    builder->failed = true;
+    return;
+  }
+  /* A clone remaps only its own operands: tensors read from outside by ops
+   * nested in its regions would keep pointing at the originals. */
+  NestedTensorReads nested = {op, false};
+  mlirOperationWalk(op, findNestedTensorRead, &nested, MlirWalkPreOrder);
+  if (nested.found) {
+    builder->failed = true;
+    return;
+  }
+  forEachExternalOperand(op, addChainOperand, builder);
+  if (!builder->failed)
+    candidate->chain[candidate->chainCount++] = op;
+}
+
+/* Sorts the chain into program order. */
+static void sortChain(const Context *context, Candidate *candidate) {
+  for (size_t i = 1; i < candidate->chainCount; ++i) {
+    MlirOperation op = candidate->chain[i];
+    size_t position;
+    positionOf(context, op, &position);
+    size_t j = i;
+    for (; j > 0; --j) {
+      size_t other;
+      positionOf(context, candidate->chain[j - 1], &other);
+      if (other <= position)
+        break;
+      candidate->chain[j] = candidate->chain[j - 1];
+    }
+    candidate->chain[j] = op;
+  }
+}
+
+/* True when `value` is `root` or a view of it (through view ops only), so
+ * that it reads `root`'s buffer and can be rebuilt on a regenerated root. */
+static bool isViewOf(MlirValue value, MlirValue root) {
+  while (!mlirValueEqual(value, root)) {
+    if (!mlirValueIsAOpResult(value))
+      return false;
+    MlirOperation op = mlirOpResultGetOwner(value);
+    if (!memoptOperationIsView(op) || mlirOperationGetNumOperands(op) == 0)
+      return false;
+    value = mlirOperationGetOperand(op, 0);
+  }
+  return true;
+}
+
+/* True when every read of `buffer` at or after `from` reads `value`, a view
+ * of it, or a value defined at or after `from` (a new value written into
+ * the buffer once `value` is dead). */
+typedef struct LaterReads {
+  const Context *context;
+  size_t buffer;
+  MlirValue value;
+  size_t from;
+  bool ok;
+} LaterReads;
+
+static void checkLaterRead(MlirValue operand, void *userData) {
+  LaterReads *check = userData;
+  size_t buffer, defined;
+  if (!memoptMemoryProfileLookupBuffer(check->context->profile, operand, &buffer) ||
+      buffer != check->buffer || isViewOf(operand, check->value))
+    return;
+  if (mlirValueIsABlockArgument(operand) ||
+      !positionOf(check->context, mlirOpResultGetOwner(operand), &defined) || defined < check->from)
+    check->ok = false;
+}
+
+static bool laterReadsAreDirect(const Context *context, size_t buffer, MlirValue value,
+                                size_t from) {
+  LaterReads check = {context, buffer, value, from, true};
+  for (size_t p = from; p < context->positionCount && check.ok; ++p)
+    if (context->bufferUsed[p * context->bufferCount + buffer])
+      forEachExternalOperand(memoptMemoryProfileGetPositionOp(context->profile, p), checkLaterRead,
+                             &check);
+  return check.ok;
+}
+
+/* (Re)builds the producer chain of `candidate` for its regeneration point,
+ * recomputing rather than reading any value one of `evicted` (but `skip`)
+ * may have evicted there; false when the chain is not recomputable. */
+static bool buildChain(const Context *context, Candidate *candidate, Candidate *const *evicted,
+                       size_t evictedCount, const Candidate *skip) {
+  candidate->chainCount = 0;
+  candidate->inputCount = 0;
+  ChainBuilder builder = {context, candidate->gapEnd, candidate, evicted, evictedCount, skip, 0, false};
+  addChainOp(&builder, mlirOpResultGetOwner(candidate->value));
+  if (builder.failed)
+    return false;
+  sortChain(context, candidate);
+  return true;
+}
+
+/* Fills `candidate` for `value`, defined at `definition`; false when it is none. */
+static bool findCandidate(const Context *context, MlirValue value, size_t definition,
+                          Candidate *candidate) {
+  size_t buffer;
+  if (!isTensor(value) || !memoptMemoryProfileLookupBuffer(context->profile, value, &buffer))
+    return false;
+  MemoptBufferInfo info = memoptMemoryProfileGetBuffer(context->profile, buffer);
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  if (info.kind != MemoptBufferAllocation || info.nested || info.escapes ||
+      memoptOperationIsView(producer) || memoptOperationIsA(producer, "tensor.empty") ||
+      !mlirTypeEqual(mlirValueGetType(info.value), mlirValueGetType(value)))
+    return false;
+  /* Gaps lie between consecutive reads of the buffer, through any value. */
+  size_t previous = definition, bestStart = 0, bestEnd = 0;
+  for (size_t next = definition + 1; next < context->positionCount; ++next) {
+    if (!context->bufferUsed[next * context->bufferCount + buffer])
+      continue;
+    bool spansPeak = context->everywhere;
+    for (size_t p = previous + 1; p < next; ++p)
+      spansPeak = spansPeak || context->isPeak[p];
+    if ((long long)(next - previous - 1) >= context->minGap && spansPeak &&
+        next - previous > bestEnd - bestStart) {
+      bestStart = previous;
+      bestEnd = next;
+    }
+    previous = next;
+  }
+  if (bestEnd == 0 || !laterReadsAreDirect(context, buffer, value, bestEnd))
+    return false;
+  MemoptPolynomial *bytes = memoptShapeSymbolsGetByteSize(context->symbols, value);
+  MemoptPolynomial *minimum = memoptPolynomialCreateConstant((int64_t)context->minBytes);
+  MemoptComparison comparison = bytes ? memoptShapeSymbolsCompare(context->symbols, bytes, minimum)
+                                      : MemoptComparisonUnknown;
+  memoptPolynomialDestroy(minimum);
+  if (comparison != MemoptComparisonGreater && comparison != MemoptComparisonGreaterOrEqual &&
+      comparison != MemoptComparisonEqual) {
+    memoptPolynomialDestroy(bytes);
+    return false;
+  }
+  *candidate = (Candidate){.value = value,
+                           .definition = definition,
+                           .gapStart = bestStart,
+                           .gapEnd = bestEnd,
+                           .bytes = bytes,
+                           .chain = checkedCalloc(context->positionCount, sizeof(MlirOperation))};
+  if (!buildChain(context, candidate, NULL, 0, NULL)) {
+    candidateDestroy(candidate);
+    return false;
+  }
+  return true;
+}
+
+/* True when `reader`'s chain reads `evicted`'s value while it may be evicted. */
+static bool readsWhileEvicted(const Candidate *reader, const Candidate *evicted) {
+  if (reader->gapEnd <= evicted->gapStart || reader->gapEnd > evicted->gapEnd)
+    return false;
+  for (size_t i = 0; i < reader->inputCount; ++i)
+    if (isViewOf(reader->inputs[i], evicted->value))
+      return true;
+  return false;
+}
+
+/* Accepts `candidate` unless its chain, or the chain of an accepted one
+ * that reads its value inside its gap, cannot be rebuilt to recompute the
+ * values that may be evicted at its regeneration point (within max-chain).
+ * Chains change only when it is accepted. */
+static bool accept(const Context *context, Candidate *candidate, Candidate **acceptedList,
+                   size_t acceptedCount) {
+  if (!buildChain(context, candidate, acceptedList, acceptedCount, NULL))
+    return false;
+  acceptedList[acceptedCount] = candidate; /* one past the accepted ones: seen by rebuilds */
+  Candidate *rebuilt = checkedCalloc(acceptedCount, sizeof *rebuilt);
+  bool ok = true;
+  for (size_t j = 0; j < acceptedCount && ok; ++j) {
+    if (!readsWhileEvicted(acceptedList[j], candidate))
+      continue;
+    rebuilt[j] = *acceptedList[j];
+    rebuilt[j].bytes = NULL;
+    rebuilt[j].chain = checkedCalloc(context->positionCount, sizeof(MlirOperation));
+    rebuilt[j].inputs = NULL;
+    rebuilt[j].inputCapacity = 0;
+    ok = buildChain(context, &rebuilt[j], acceptedList, acceptedCount + 1, acceptedList[j]);
+  }
+  for (size_t j = 0; j < acceptedCount; ++j) {
+    if (!rebuilt[j].chain)
+      continue;
+    if (ok) { /* swap the new chain in, the old one out */
+      Candidate old = *acceptedList[j];
+      acceptedList[j]->chain = rebuilt[j].chain;
+      acceptedList[j]->chainCount = rebuilt[j].chainCount;
+      acceptedList[j]->inputs = rebuilt[j].inputs;
+      acceptedList[j]->inputCount = rebuilt[j].inputCount;
+      acceptedList[j]->inputCapacity = rebuilt[j].inputCapacity;
+      free(old.chain);
+      free(old.inputs);
+    } else {
+      free(rebuilt[j].chain);
+      free(rebuilt[j].inputs);
+    }
+  }
+  free(rebuilt);
+  return ok;
+}
+
+/* Reads at or after the regeneration point of a value or of its views. */
+typedef struct Redirects {
+  MlirOperation *owners;
+  unsigned *numbers;
+  MlirValue *values;
+  size_t count, capacity;
+} Redirects;
+
+static void redirectsPush(Redirects *redirects, MlirOperation owner, unsigned number,
+                          MlirValue value) {
+  if (redirects->count == redirects->capacity) {
+    redirects->capacity = redirects->capacity ? 2 * redirects->capacity : 8;
+    redirects->owners = realloc(redirects->owners, redirects->capacity * sizeof *redirects->owners);
+    redirects->numbers = realloc(redirects->numbers, redirects->capacity * sizeof *redirects->numbers);
+    redirects->values = realloc(redirects->values, redirects->capacity * sizeof *redirects->values);
+    if (!redirects->owners || !redirects->numbers || !redirects->values)
+      abort();
+  }
+  redirects->owners[redirects->count] = owner;
+  redirects->numbers[redirects->count] = number;
+  redirects->values[redirects->count++] = value;
+}
+
+/* Collects the reads of `value` at or after `from`, following views of it
+ * taken before `from` (top-level view ops whose source is `value`). */
+static void collectLaterReads(const Context *context, MlirValue value, size_t from,
+                              Redirects *redirects) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation owner = mlirOpOperandGetOwner(use);
+    size_t at;
+    if (!positionOf(context, owner, &at))
+      continue;
+    if (at >= from)
+      redirectsPush(redirects, owner, mlirOpOperandGetOperandNumber(use), value);
+    else if (memoptOperationIsView(owner) && mlirOpOperandGetOperandNumber(use) == 0 &&
+             mlirOperationEqual(memoptMemoryProfileGetPositionOp(context->profile, at), owner))
+      for (intptr_t r = 0; r < mlirOperationGetNumResults(owner); ++r)
+        collectLaterReads(context, mlirOperationGetResult(owner, r), from, redirects);
+  }
+}
+
+/* Views of the regenerated value, cloned from the views of the original. */
+typedef struct ViewClones {
+  MlirValue root, regenerated;
+  MlirOperation before; /* where clones go: the first later read */
+  MlirOperation *originals, *clones;
+  size_t count;
+} ViewClones;
+
+/* Returns `value` (the root or a view of it) rebuilt on the regenerated root. */
+static MlirValue rebuildView(ViewClones *views, MlirValue value) {
+  if (mlirValueEqual(value, views->root))
+    return views->regenerated;
+  MlirOperation original = mlirOpResultGetOwner(value);
+  intptr_t resultNumber = mlirOpResultGetResultNumber(value);
+  for (size_t i = 0; i < views->count; ++i)
+    if (mlirOperationEqual(views->originals[i], original))
+      return mlirOperationGetResult(views->clones[i], resultNumber);
+  MlirValue source = rebuildView(views, mlirOperationGetOperand(original, 0));
+  MlirOperation clone = mlirOperationClone(original);
+  mlirOperationSetOperand(clone, 0, source);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(views->before), views->before, clone);
+  views->originals = realloc(views->originals, (views->count + 1) * sizeof *views->originals);
+  views->clones = realloc(views->clones, (views->count + 1) * sizeof *views->clones);
+  if (!views->originals || !views->clones)
+    abort();
+  views->originals[views->count] = original;
+  views->clones[views->count++] = clone;
+  return mlirOperationGetResult(clone, resultNumber);
+}
+
+/* Inserts the evict and regenerate ops of `candidate` and redirects later uses. */
+static void rewrite(const Context *context, const Candidate *candidate) {
+  MlirOperation afterLastUse =
+      memoptMemoryProfileGetPositionOp(context->profile, candidate->gapStart + 1);
+  MlirOperation nextUse = memoptMemoryProfileGetPositionOp(context->profile, candidate->gapEnd);
+  MemoptBuilder atEvict = memoptBuilderBefore(afterLastUse);
+  atEvict.location = mlirValueIsAOpResult(candidate->value)
+                         ? mlirOperationGetLocation(mlirOpResultGetOwner(candidate->value))
+                         : atEvict.location;
+  memoptBuildOp(&atEvict, "remat.evict", &candidate->value, 1, NULL, 0, NULL, 0);
+
+  /* Collect the reads to redirect (of the value, or of views of it taken
+   * before the gap) before the regenerate op adds its own. */
+  Redirects redirects = {0};
+  collectLaterReads(context, candidate->value, candidate->gapEnd, &redirects);
+
+  MlirLocation location = mlirOperationGetLocation(nextUse);
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirOperation *clones = checkedCalloc(candidate->chainCount, sizeof *clones);
+  for (size_t i = 0; i < candidate->chainCount; ++i) {
+    clones[i] = mlirOperationClone(candidate->chain[i]);
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(clones[i]); ++k) {
+      MlirValue operand = mlirOperationGetOperand(clones[i], k);
+      for (size_t j = 0; j < i; ++j)
+        for (intptr_t r = 0; r < mlirOperationGetNumResults(candidate->chain[j]); ++r)
+          if (mlirValueEqual(operand, mlirOperationGetResult(candidate->chain[j], r)))
+            mlirOperationSetOperand(clones[i], k, mlirOperationGetResult(clones[j], r));
+    }
+    mlirBlockAppendOwnedOperation(body, clones[i]);
+  }
+  MlirOperation last = candidate->chain[candidate->chainCount - 1];
+  MlirValue again = (MlirValue){NULL};
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(last); ++r)
+    if (mlirValueEqual(mlirOperationGetResult(last, r), candidate->value))
+      again = mlirOperationGetResult(clones[candidate->chainCount - 1], r);
+  MemoptBuilder atYield = memoptBuilderAtEnd(body, location);
+  memoptBuildYield(&atYield, "vector.yield", &again, 1);
+
+  MlirType type = mlirValueGetType(candidate->value);
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("remat.regenerate"), location);
+  mlirOperationStateAddOperands(&state, 1, &candidate->value);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  MlirOperation regenerate = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(nextUse), nextUse, regenerate);
+  ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
+  for (size_t i = 0; i < redirects.count; ++i)
+    mlirOperationSetOperand(redirects.owners[i], (intptr_t)redirects.numbers[i],
+                            rebuildView(&views, redirects.values[i]));
+  free(views.originals);
+  free(views.clones);
+  free(clones);
+  free(redirects.owners);
+  free(redirects.numbers);
+  free(redirects.values);
+}
+
+static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOptions *options) {
+  MlirRegion bodyRegion = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(bodyRegion);
+  if (mlirBlockIsNull(entry) || !mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
+    return mlirLogicalResultSuccess(); /* a declaration, or control flow the profile does not model */
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
+  MemoptMemoryProfile *profile = symbols ? memoptMemoryProfileCreate(func, false, &error) : NULL;
+  if (!profile) {
+    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
+    memoptStringBufferDestroy(&error);
+    memoptShapeSymbolsDestroy(symbols);
+    return mlirLogicalResultFailure();
+  }
+  memoptStringBufferDestroy(&error);
+
+  Context context = {
+      .profile = profile,
+      .symbols = symbols,
+      .positionCount = memoptMemoryProfileGetNumPositions(profile),
+      .bufferCount = memoptMemoryProfileGetNumBuffers(profile),
+      .minGap = memoptPassOptionsGetInteger(options, "min-gap"),
+      .maxChain = memoptPassOptionsGetInteger(options, "max-chain"),
+      .maxOps = memoptPassOptionsGetInteger(options, "max-ops"),
+      .minBytes = (uint64_t)memoptPassOptionsGetInteger(options, "min-bytes"),
+      .everywhere = memoptPassOptionsGetBool(options, "everywhere"),
+  };
+  context.bufferUsed = checkedCalloc(context.positionCount * (context.bufferCount ? context.bufferCount : 1),
+                                     sizeof(bool));
+  context.isPeak = checkedCalloc(context.positionCount, sizeof(bool));
+  for (size_t p = 0; p < context.positionCount; ++p) {
+    MarkUse mark = {&context, p};
+    forEachExternalOperand(memoptMemoryProfileGetPositionOp(profile, p), markBufferUse, &mark);
+  }
+  size_t peakCount = memoptSymbolicPeakPositions(profile, symbols, NULL, 0);
+  size_t *peaks = checkedCalloc(peakCount, sizeof *peaks);
+  memoptSymbolicPeakPositions(profile, symbols, peaks, peakCount);
+  for (size_t i = 0; i < peakCount; ++i)
+    context.isPeak[peaks[i]] = true;
+  free(peaks);
+
+  Candidate *candidates = checkedCalloc(context.positionCount * 4, sizeof *candidates);
+  size_t candidateCount = 0;
+  for (size_t p = 0; p < context.positionCount; ++p) {
+    MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && r < 4; ++r)
+      if (findCandidate(&context, mlirOperationGetResult(op, r), p, &candidates[candidateCount]))
+        ++candidateCount;
+  }
+
+  /* Largest first: a candidate moves ahead only of those it surely exceeds. */
+  for (size_t i = 1; i < candidateCount; ++i) {
+    Candidate moving = candidates[i];
+    size_t j = i;
+    while (j > 0 && memoptShapeSymbolsCompare(symbols, moving.bytes, candidates[j - 1].bytes) ==
+                        MemoptComparisonGreater) {
+      candidates[j] = candidates[j - 1];
+      --j;
+    }
+    candidates[j] = moving;
+  }
+  bool *accepted = checkedCalloc(candidateCount, sizeof *accepted);
+  size_t acceptedCount = 0;
+  Candidate **acceptedList = checkedCalloc(candidateCount, sizeof *acceptedList);
+  for (size_t i = 0; i < candidateCount; ++i) {
+    accepted[i] = accept(&context, &candidates[i], acceptedList, acceptedCount);
+    if (accepted[i])
+      acceptedList[acceptedCount++] = &candidates[i];
+  }
+  free(acceptedList);
+
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&message, "remat-dynamic: %zu value%s made evictable", acceptedCount,
+                                 acceptedCount == 1 ? "" : "s");
+  const char *const *names = memoptShapeSymbolsGetNames(symbols);
+  size_t symbolCount = memoptShapeSymbolsGetNumSymbols(symbols);
+  for (size_t i = 0, listed = 0; i < candidateCount; ++i) {
+    if (!accepted[i])
+      continue;
+    memoptStringBufferAppendFormat(&message, "%s ops %zu..%zu, ", listed++ ? ";" : ":",
+                                   candidates[i].gapStart, candidates[i].gapEnd);
+    memoptPolynomialPrint(candidates[i].bytes, names, symbolCount, &message);
+    memoptStringBufferAppendFormat(&message, " bytes, %zu op%s recomputed", candidates[i].chainCount,
+                                   candidates[i].chainCount == 1 ? "" : "s");
+  }
+  for (size_t i = 0; i < candidateCount; ++i)
+    if (accepted[i])
+      rewrite(&context, &candidates[i]);
+  memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
+  memoptStringBufferDestroy(&message);
+
+  for (size_t i = 0; i < candidateCount; ++i)
+    candidateDestroy(&candidates[i]);
+  free(candidates);
+  free(accepted);
+  free(context.bufferUsed);
+  free(context.isPeak);
+  memoptMemoryProfileDestroy(profile);
+  memoptShapeSymbolsDestroy(symbols);
+  return mlirLogicalResultSuccess();
+}
+
+static const MemoptPassOptionInfo rematDynamicOptions[] = {
+    {"min-gap", MemoptOptionInteger, "4",
+     "fewest ops between the last use before a gap and the next use", NULL, 1, 1e9},
+    {"max-chain", MemoptOptionInteger, "1",
+     "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
+    {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,
+     1000},
+    {"min-bytes", MemoptOptionBytes, "0", "smallest size (surely) worth evicting", NULL, 0, 9e18},
+    {"everywhere", MemoptOptionBool, "false",
+     "also gaps that span no candidate peak of the symbolic live bytes", NULL, 0, 0},
+};
+
+static MlirDialectHandle (*const rematDynamicDialects[])(void) = {
+    mlirGetDialectHandle__vector__,
+};
+
+const MemoptPassInfo memoptRematDynamicPass = {
+    .argument = "remat-dynamic",
+    .summary = "Insert remat.evict / remat.regenerate around long gaps of dynamically sized tensors "
+               "whose producers are cheap to recompute (eviction decided at run time)",
+    .anchor = "func.func",
+    .options = rematDynamicOptions,
+    .optionCount = sizeof rematDynamicOptions / sizeof *rematDynamicOptions,
+    .dependentDialects = rematDynamicDialects,
+    .dependentDialectCount = sizeof rematDynamicDialects / sizeof *rematDynamicDialects,
+    .run = runRematDynamic,
+};

@@ -1,0 +1,35 @@
+// remat.evict registers the value's buffer with memopt_rt (address, its op
+// position, the position of its regenerate); remat.regenerate asks whether
+// it was evicted and, if so, recomputes into the same buffer: the body's
+// destination tensor.empty becomes a to_tensor of that buffer. Later uses
+// read the original value. Running it: remat-dynamic-gap-runs.test.
+// RUN: memopt-opt %S/../../Transforms/remat-dynamic/evict-across-long-gap.mlir \
+// RUN:   --remat-dynamic="min-gap=2 everywhere=true" 2>/dev/null \
+// RUN: | memopt-opt --remat-to-runtime | FileCheck %s
+
+// CHECK-DAG: func.func private @memoptRtRestore(i64, i64) -> i32
+// CHECK-DAG: func.func private @memoptRtEvictable(i64, i64, i64)
+// CHECK-LABEL: func.func @gap(
+// CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x?xf32>
+// CHECK: %[[E:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>)
+// CHECK: %[[B1:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[E]] read_only : tensor<?x?xf32> to memref<?x?xf32>
+// CHECK-NEXT: %[[P1:[-0-9A-Za-z_.$]+]] = memref.extract_aligned_pointer_as_index %[[B1]]
+// CHECK-NEXT: %[[A1:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[P1]] : index to i64
+// CHECK-NEXT: %[[POS:[-0-9A-Za-z_.$]+]] = arith.constant 8 : i64
+// CHECK-NEXT: %[[NEXT:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
+// CHECK-NEXT: call @memoptRtEvictable(%[[A1]], %[[POS]], %[[NEXT]])
+// CHECK: %[[B2:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[E]] read_only
+// CHECK-NEXT: %[[P2:[-0-9A-Za-z_.$]+]] = memref.extract_aligned_pointer_as_index %[[B2]]
+// CHECK-NEXT: %[[A2:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[P2]] : index to i64
+// CHECK-NEXT: %[[HERE:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
+// CHECK-NEXT: %[[FLAG:[-0-9A-Za-z_.$]+]] = call @memoptRtRestore(%[[A2]], %[[HERE]]) : (i64, i64) -> i32
+// CHECK-NEXT: %[[ZERO:[-0-9A-Za-z_.$]+]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[EVICTED:[-0-9A-Za-z_.$]+]] = arith.cmpi ne, %[[FLAG]], %[[ZERO]] : i32
+// CHECK-NEXT: scf.if %[[EVICTED]] {
+// CHECK-NEXT: %[[DEST:[-0-9A-Za-z_.$]+]] = bufferization.to_tensor %[[B2]] restrict writable
+// CHECK-NEXT: %[[AGAIN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>) outs(%[[DEST]] : tensor<?x?xf32>)
+// CHECK: bufferization.materialize_in_destination %[[AGAIN]] in restrict writable %[[B2]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}}, %[[E]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-NOT: remat.

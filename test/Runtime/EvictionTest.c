@@ -1,0 +1,159 @@
+/* Unit tests of memopt_rt's eviction (lib/Runtime/Eviction.c): nothing is
+ * evicted without a limit or under it; over it, the registered buffers go in
+ * order of size times distance to their next use until the allocation fits;
+ * the counters drop and rise back exactly; an evicted block keeps its
+ * address and can be refilled and freed; restore ends the interval. The
+ * counters are process-wide, so each test reasons in differences. */
+#include "Runtime/Runtime.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { Block = 1 << 20 };
+
+static int64_t address(void *payload) { return (int64_t)(uintptr_t)payload; }
+
+static void nothingIsEvictedWithoutALimit(void **state) {
+  (void)state;
+  memoptRtSetLimitBytes(0);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(a), 0, 10);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0);
+  assert_int_equal(memoptRtRestore(address(a), 10), 0);
+  assert_int_equal(memoptRtEvictableCount(), 0);
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+}
+
+static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + 3 * Block);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  memset(a, 7, 2 * Block);
+  memoptRtEvictable(address(a), 1, 5);
+  /* 2 + 1 fits exactly: no eviction. */
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0);
+  /* 3 + 1 does not: `a` goes, live drops by its 2 MiB. */
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  assert_int_equal(memoptRtLiveBytes(), live0 + 2 * Block);
+  /* Restore says "recompute" and counts it again; the address is usable. */
+  memoptRtResetPeak();
+  assert_int_equal(memoptRtRestore(address(a), 5), 1);
+  assert_int_equal(memoptRtLiveBytes(), live0 + 4 * Block);
+  memset(a, 9, 2 * Block);
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
+static void victimIsTheLargestSizeTimesDistance(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + 4 * Block);
+  /* near: 2 MiB needed at 3 (score 2*2); far: 1 MiB needed at 20 (1*19). */
+  void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(near), 0, 3);
+  memoptRtEvictable(address(far), 1, 20);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  assert_int_equal(memoptRtRestore(address(near), 3), 0);
+  assert_int_equal(memoptRtRestore(address(far), 20), 1);
+  _mlir_memref_to_llvm_free(near);
+  _mlir_memref_to_llvm_free(far);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
+static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + Block);
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(a), 0, 9);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  assert_int_equal(memoptRtLiveBytes(), live0 + Block);
+  _mlir_memref_to_llvm_free(a); /* evicted, never restored */
+  assert_int_equal(memoptRtEvictableCount(), 0);
+  assert_int_equal(memoptRtLiveBytes(), live0 + Block);
+  _mlir_memref_to_llvm_free(b);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
+static void limitIsRelativeToTheRunsStart(void **state) {
+  (void)state;
+  void *before = _mlir_memref_to_llvm_aligned_alloc(64, 8 * Block);
+  memoptRtSetLimitBytes(2 * Block);
+  memoptRtRunBegin();
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(a), 0, 4);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block); /* 2 MiB in the run: fits */
+  assert_int_equal(memoptRtEvictionCount(), evictions0);
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+  memoptRtRunEnd();
+  MemoptRtRunRecord record;
+  assert_int_equal(memoptRtLastRun(&record), 0);
+  assert_int_equal(record.evictions, 1);
+  assert_int_equal(record.peakBytes, 2 * Block);
+  _mlir_memref_to_llvm_free(before);
+  memoptRtSetLimitBytes(0);
+}
+
+static int exitStatusOf(void (*body)(void)) {
+  pid_t child = fork();
+  if (child == 0) {
+    body();
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return status;
+}
+
+static void registerForeignBlock(void) {
+  static char notOurs[64];
+  memoptRtEvictable(address(notOurs + 32), 0, 1);
+}
+
+static void registeringAForeignPointerAborts(void **state) {
+  (void)state;
+  int status = exitStatusOf(registerForeignBlock);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(nothingIsEvictedWithoutALimit),
+      cmocka_unit_test(allocationOverTheLimitEvictsAndTheBytesStopCounting),
+      cmocka_unit_test(victimIsTheLargestSizeTimesDistance),
+      cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
+      cmocka_unit_test(limitIsRelativeToTheRunsStart),
+      cmocka_unit_test(registeringAForeignPointerAborts),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

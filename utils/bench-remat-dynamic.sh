@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Run-time rematerialization benchmark (not a test): dynamic training steps
+# (memopt-zoo --dynamic --train) measured at several runtime sizes (memopt-run
+# --dim gives batch and sequence that size), unoptimized and through
+# memory-schedule + remat-dynamic + remat-to-runtime under a limit, side by
+# side in one memopt-run --compare: peaks, their ratio, the time ratio,
+# evictions, equal outputs. The same pipeline and limit run on the static
+# model of that size (memopt-zoo without --dynamic) give the static-shape
+# peak the dynamic one is compared with.
+#
+# The limit is LIMIT_RATIO times the unoptimized peak of that size (measured
+# first); LIMIT_RATIO=0 passes a 1-byte limit, so everything evictable is
+# evicted (the lowest peak the inserted remat can reach).
+#
+#   utils/bench-remat-dynamic.sh [build dir]
+# Environment: DIMS (default "16 32 48"), RUNS (default 3), LIMIT_RATIO
+# (default 0.6), OPTIONS (remat-dynamic options, default none).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+bin="$build/bin"
+dims="${DIMS:-16 32 48}"
+runs="${RUNS:-3}"
+limit_ratio="${LIMIT_RATIO:-0.6}"
+options="${OPTIONS:-}"
+for tool in memopt-zoo memopt-opt memopt-run; do
+  [ -x "$bin/$tool" ] || { echo "bench-remat-dynamic: build memopt first ($bin/$tool missing)" >&2; exit 1; }
+done
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+pipeline="builtin.module(func.func(memory-schedule,remat-dynamic{$options}),remat-to-runtime)"
+
+# Workloads: name, then memopt-zoo arguments (training step, small widths so
+# that the naive loops of the harness stay fast).
+workloads=(
+  "gpt2-block|gpt2-block --hidden=64 --heads=2 --train"
+  "llama-block|llama-block --hidden=64 --heads=2 --train"
+)
+
+row() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
+
+echo "pipeline: $pipeline; limit: $limit_ratio x unoptimized peak"
+printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %s\n' workload dim peak_unopt peak_remat ratio \
+  peak_static dyn/stat time evictions outputs
+for entry in "${workloads[@]}"; do
+  name="${entry%%|*}"
+  args="${entry#*|}"
+  dynamic="$work/$name-dynamic.mlir"
+  # shellcheck disable=SC2086
+  "$bin/memopt-zoo" $args --seq=16 --dynamic -o "$dynamic"
+  for dim in $dims; do
+    base="$work/$name-$dim-base.txt"
+    "$bin/memopt-run" "$dynamic" --dim="$dim" --runs=1 > "$base"
+    peak_unopt="$(awk '$1 == "peak_bytes:" { print $2 }' "$base")"
+    limit="$(awk -v p="$peak_unopt" -v r="$limit_ratio" 'BEGIN { l = int(p * r); print (l < 1 ? 1 : l) }')"
+    out="$work/$name-$dim.txt"
+    "$bin/memopt-run" "$dynamic" --dim="$dim" --runs="$runs" --compare --tolerance=0 \
+      --limit-bytes="$limit" --pipeline="$pipeline" > "$out" 2> "$out.err"
+    static="$work/$name-$dim-static.mlir"
+    # shellcheck disable=SC2086
+    "$bin/memopt-zoo" $args --batch="$dim" --seq="$dim" -o "$static"
+    "$bin/memopt-run" "$static" --runs=1 --limit-bytes="$limit" --pipeline="$pipeline" \
+      > "$out.static" 2> "$out.static.err"
+    read -r _ peak_remat ratio <<< "$(row peak_bytes "$out")"
+    read -r _ time <<< "$(row time_ms_min "$out" | awk '{ print $1, $3 }')"
+    read -r _ evictions _ <<< "$(row evictions_per_run "$out")"
+    peak_static="$(awk '$1 == "peak_bytes:" { print $2 }' "$out.static")"
+    dyn_static="$(awk -v d="$peak_remat" -v s="$peak_static" 'BEGIN { printf "%.3f", d / s }')"
+    outputs="$(awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$out")"
+    printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %s\n' "$name" "$dim" "$peak_unopt" \
+      "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$evictions" "$outputs"
+  done
+done
