@@ -18,15 +18,8 @@
 #include "mlir-c/Dialect/Linalg.h"
 #include "IR/IR.h"
 
-#include <string.h>
 
 enum { MAX_LOOPS = 16 };
-
-static bool hasPrefix(MlirOperation op, const char *prefix) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t length = strlen(prefix);
-  return name.length > length && memcmp(name.data, prefix, length) == 0;
-}
 
 /* Elements of a static shaped type; -1 when dynamic or not shaped. */
 static double staticElements(MlirType type) {
@@ -47,7 +40,7 @@ static double bodyOperations(MlirOperation op) {
     return 1;
   for (MlirOperation inner = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(inner);
        inner = mlirOperationGetNextInBlock(inner))
-    if (hasPrefix(inner, "arith.") || hasPrefix(inner, "math."))
+    if (memoptOperationIsInDialect(inner, "arith") || memoptOperationIsInDialect(inner, "math"))
       count += !memoptOperationIsA(inner, "arith.constant") &&
                !memoptOperationIsA(inner, "arith.index_cast");
   return count > 0 ? count : 1;
@@ -107,7 +100,7 @@ double memoptOpRecomputeCost(MlirOperation op) {
       memoptOperationIsA(op, "bufferization.alloc_tensor") ||
       memoptOperationIsA(op, "arith.constant"))
     return 0;
-  if (hasPrefix(op, "linalg.") && mlirOperationGetNumRegions(op) > 0) {
+  if (memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) > 0) {
     double domain = iterationDomain(op);
     if (domain >= 0)
       return domain * bodyOperations(op);

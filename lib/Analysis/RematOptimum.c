@@ -40,27 +40,6 @@ typedef struct Node {
   IrIndexList reads; /* node indices, before ordering: positions of their writers */
 } Node;
 
-typedef struct Matrix {
-  int *rows, *columns;
-  double *values;
-  size_t count, capacity;
-} Matrix;
-
-static void matrixAdd(Matrix *matrix, int row, int column, double value) {
-  if (matrix->count + 1 >= matrix->capacity) {
-    matrix->capacity = matrix->capacity ? 2 * matrix->capacity : 4096;
-    matrix->rows = realloc(matrix->rows, matrix->capacity * sizeof *matrix->rows);
-    matrix->columns = realloc(matrix->columns, matrix->capacity * sizeof *matrix->columns);
-    matrix->values = realloc(matrix->values, matrix->capacity * sizeof *matrix->values);
-    if (!matrix->rows || !matrix->columns || !matrix->values)
-      abort();
-  }
-  ++matrix->count; /* GLPK arrays are 1-based */
-  matrix->rows[matrix->count] = row;
-  matrix->columns[matrix->count] = column;
-  matrix->values[matrix->count] = value;
-}
-
 /* Building the graph: the node each writer op belongs to, and which
  * buffers were read since they were last written. */
 typedef struct GraphBuild {
@@ -300,7 +279,7 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
     }
   }
   free(lastNeed);
-  Matrix matrix = {0};
+  MemoptSparseMatrix matrix = {0};
   for (size_t t = 0; t < count; ++t) {
     /* Dependences: R[t][j] - R[t][i] - S[t][i] <= 0. */
     for (size_t j = 0; j <= t; ++j)
@@ -308,28 +287,28 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
         size_t i = nodes[j].reads.items[k];
         int row = glp_add_rows(problem, 1);
         glp_set_row_bnds(problem, row, GLP_UP, 0, 0);
-        matrixAdd(&matrix, row, columnR(t, j), 1);
-        matrixAdd(&matrix, row, columnR(t, i), -1);
+        memoptSparseMatrixAdd(&matrix, row, columnR(t, j), 1);
+        memoptSparseMatrixAdd(&matrix, row, columnR(t, i), -1);
         if (i < t)
-          matrixAdd(&matrix, row, columnS(count, t, i), -1);
+          memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), -1);
       }
     /* Keeping: S[t+1][i] - R[t][i] - S[t][i] <= 0. */
     if (t + 1 < count)
       for (size_t i = 0; i <= t; ++i) {
         int row = glp_add_rows(problem, 1);
         glp_set_row_bnds(problem, row, GLP_UP, 0, 0);
-        matrixAdd(&matrix, row, columnS(count, t + 1, i), 1);
-        matrixAdd(&matrix, row, columnR(t, i), -1);
+        memoptSparseMatrixAdd(&matrix, row, columnS(count, t + 1, i), 1);
+        memoptSparseMatrixAdd(&matrix, row, columnR(t, i), -1);
         if (i < t)
-          matrixAdd(&matrix, row, columnS(count, t, i), -1);
+          memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), -1);
       }
     /* Memory of the stage. */
     int row = glp_add_rows(problem, 1);
     glp_set_row_bnds(problem, row, GLP_UP, 0, result->budget);
     for (size_t i = 0; i <= t; ++i) {
-      matrixAdd(&matrix, row, columnR(t, i), nodes[i].bytes);
+      memoptSparseMatrixAdd(&matrix, row, columnR(t, i), nodes[i].bytes);
       if (i < t)
-        matrixAdd(&matrix, row, columnS(count, t, i), nodes[i].bytes);
+        memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), nodes[i].bytes);
     }
   }
   glp_load_matrix(problem, (int)matrix.count, matrix.rows, matrix.columns, matrix.values);
@@ -360,9 +339,7 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
     }
   }
   glp_delete_prob(problem);
-  free(matrix.rows);
-  free(matrix.columns);
-  free(matrix.values);
+  memoptSparseMatrixDestroy(&matrix);
   for (size_t n = 0; n < count; ++n)
     memoptIndexListDestroy(&nodes[n].reads);
   free(nodes);

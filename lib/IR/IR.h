@@ -50,6 +50,15 @@ void memoptListDialects(MemoptStringBuffer *out);
 /// Returns true when `op` is named `name` ("chunk.region", "linalg.matmul", ...).
 bool memoptOperationIsA(MlirOperation op, const char *name);
 
+/// Returns true when `op` belongs to dialect `dialect` ("linalg", "tensor", ...).
+bool memoptOperationIsInDialect(MlirOperation op, const char *dialect);
+
+/// Returns true when `op` is known free of side effects with value semantics:
+/// an arith, math, linalg or tensor op (tensor.print excepted) with no memref
+/// operand or result and regions only if it is a linalg op. Such an op may be
+/// moved or run again with the same result.
+bool memoptOperationIsPure(MlirOperation op);
+
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 

@@ -1,4 +1,5 @@
-/* memopt support: growable strings, whole-file I/O and small text utilities.
+/* memopt support: growable strings, whole-file I/O, small text utilities,
+ * SVG timelines and sparse matrices for linear programs.
  *
  * Ownership: every function that returns a heap pointer says so; the caller
  * frees it with free(). Errors are returned, never printed from here. */
@@ -100,6 +101,27 @@ typedef struct MemoptTimelineSeries {
 /// line per series, and a dashed line at `budget` (0: none).
 void memoptSvgTimeline(const char *title, const MemoptTimelineSeries *series, size_t seriesCount,
                        unsigned long long budget, MemoptStringBuffer *out);
+
+/*===------------------------------------------------------------------===*
+ * Sparse matrices of linear programs (SparseMatrix.c)
+ *===------------------------------------------------------------------===*/
+
+/// The constraint coefficients of a linear program as (row, column, value)
+/// triplets in 1-based arrays, the layout GLPK's glp_load_matrix reads: entry
+/// i is at index i, for i from 1 to count. Zero-initialize before use.
+typedef struct MemoptSparseMatrix {
+  int *rows;
+  int *columns;
+  double *values;
+  size_t count;
+  size_t capacity;
+} MemoptSparseMatrix;
+
+/// Appends the coefficient `value` at (`row`, `column`).
+void memoptSparseMatrixAdd(MemoptSparseMatrix *matrix, int row, int column, double value);
+
+/// Frees what `matrix` holds and leaves it empty.
+void memoptSparseMatrixDestroy(MemoptSparseMatrix *matrix);
 
 #ifdef __cplusplus
 }

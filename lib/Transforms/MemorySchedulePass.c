@@ -52,31 +52,9 @@ static void *allocateZeroed(size_t count, size_t size) {
   return memory;
 }
 
-static bool hasPrefix(MlirOperation op, const char *prefix) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t length = strlen(prefix);
-  return name.length > length && memcmp(name.data, prefix, length) == 0;
-}
-
-static bool touchesMemRefs(MlirOperation op) {
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))))
-      return true;
-  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); ++i)
-    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetResult(op, i))))
-      return true;
-  return false;
-}
-
 /* Ops known free of side effects: value semantics on tensors and scalars. */
 static bool isPure(MlirOperation op) {
-  if (mlirOperationGetNumRegions(op) > 0 && !hasPrefix(op, "linalg."))
-    return false;
-  if (touchesMemRefs(op))
-    return false;
-  return hasPrefix(op, "arith.") || hasPrefix(op, "math.") || hasPrefix(op, "linalg.") ||
-         (hasPrefix(op, "tensor.") && !memoptOperationIsA(op, "tensor.print")) ||
-         memoptOperationIsA(op, "bufferization.alloc_tensor");
+  return memoptOperationIsPure(op) || memoptOperationIsA(op, "bufferization.alloc_tensor");
 }
 
 typedef struct OperandVisit {

@@ -64,31 +64,10 @@ static void *grow(void *array, size_t *capacity, size_t count, size_t size) {
   return array;
 }
 
-static bool hasPrefix(MlirOperation op, const char *prefix) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t length = strlen(prefix);
-  return name.length > length && memcmp(name.data, prefix, length) == 0;
-}
-
-static bool touchesMemRefs(MlirOperation op) {
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))))
-      return true;
-  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); ++i)
-    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetResult(op, i))))
-      return true;
-  return false;
-}
-
 /* An op that may run again with the same result: value semantics on
  * tensors and scalars, no side effects, regions only in linalg ops. */
 static bool isRecomputable(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) == 0 || touchesMemRefs(op))
-    return false;
-  if (mlirOperationGetNumRegions(op) > 0 && !hasPrefix(op, "linalg."))
-    return false;
-  return hasPrefix(op, "arith.") || hasPrefix(op, "math.") || hasPrefix(op, "linalg.") ||
-         (hasPrefix(op, "tensor.") && !memoptOperationIsA(op, "tensor.print"));
+  return mlirOperationGetNumResults(op) > 0 && memoptOperationIsPure(op);
 }
 
 /* True when the body of linalg op `op` computes nothing: it yields an
@@ -99,7 +78,7 @@ static bool bodyOnlyMovesData(MlirOperation op) {
     return false;
   for (MlirOperation inner = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(inner);
        inner = mlirOperationGetNextInBlock(inner))
-    if (hasPrefix(inner, "arith.") || hasPrefix(inner, "math.") ||
+    if (memoptOperationIsInDialect(inner, "arith") || memoptOperationIsInDialect(inner, "math") ||
         memoptOperationIsA(inner, "tensor.extract"))
       return false;
   return true;
@@ -111,14 +90,14 @@ static bool bodyOnlyMovesData(MlirOperation op) {
 static bool isStructural(MlirOperation op) {
   if (memoptOpRecomputeCost(op) == 0)
     return true;
-  if (hasPrefix(op, "linalg."))
+  if (memoptOperationIsInDialect(op, "linalg"))
     return mlirOperationGetNumRegions(op) > 0 && bodyOnlyMovesData(op);
-  return hasPrefix(op, "tensor.");
+  return memoptOperationIsInDialect(op, "tensor");
 }
 
 /* True when operand `index` of `op` is a destination the op writes into. */
 static bool isInit(MlirOperation op, intptr_t index) {
-  if (hasPrefix(op, "linalg."))
+  if (memoptOperationIsInDialect(op, "linalg"))
     return index >= mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
   return (memoptOperationIsA(op, "tensor.insert_slice") || memoptOperationIsA(op, "tensor.insert")) &&
          index == 1;

@@ -37,27 +37,6 @@ typedef struct Candidate {
   uint64_t footprint;
 } Candidate;
 
-typedef struct Matrix {
-  int *rows, *columns;
-  double *values;
-  size_t count, capacity;
-} Matrix;
-
-static void matrixAdd(Matrix *matrix, int row, int column, double value) {
-  if (matrix->count + 1 >= matrix->capacity) {
-    matrix->capacity = matrix->capacity ? 2 * matrix->capacity : 4096;
-    matrix->rows = realloc(matrix->rows, matrix->capacity * sizeof *matrix->rows);
-    matrix->columns = realloc(matrix->columns, matrix->capacity * sizeof *matrix->columns);
-    matrix->values = realloc(matrix->values, matrix->capacity * sizeof *matrix->values);
-    if (!matrix->rows || !matrix->columns || !matrix->values)
-      abort();
-  }
-  ++matrix->count; /* GLPK arrays are 1-based */
-  matrix->rows[matrix->count] = row;
-  matrix->columns[matrix->count] = column;
-  matrix->values[matrix->count] = value;
-}
-
 static bool pinnable(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
                      const SpmSearchOptions *options, size_t q) {
   const MemoptLayer *layer = memoptLayerGraphAt(graph, q);
@@ -162,14 +141,14 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
     if (!pinnable(graph, target, options, q))
       glp_set_col_bnds(problem, pBase + (int)q, GLP_FX, 0, 0);
   }
-  Matrix matrix = {0};
+  MemoptSparseMatrix matrix = {0};
   /* Every layer in exactly one chosen group. */
   int coverBase = glp_add_rows(problem, (int)count);
   for (size_t l = 0; l < count; ++l)
     glp_set_row_bnds(problem, coverBase + (int)l, GLP_FX, 1, 1);
   for (size_t c = 0; c < candidateCount; ++c)
     for (size_t l = candidates[c].first; l <= candidates[c].last; ++l)
-      matrixAdd(&matrix, coverBase + (int)l, xBase + (int)c, 1);
+      memoptSparseMatrixAdd(&matrix, coverBase + (int)l, xBase + (int)c, 1);
   for (size_t c = 0; c < candidateCount; ++c) {
     const Candidate *candidate = &candidates[c];
     /* A chosen candidate's subset agrees with p: x <= p for a map in it,
@@ -178,8 +157,8 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
       int row = glp_add_rows(problem, 1);
       bool in = candidate->subset & (1u << k);
       glp_set_row_bnds(problem, row, GLP_UP, 0, in ? 0 : 1);
-      matrixAdd(&matrix, row, xBase + (int)c, 1);
-      matrixAdd(&matrix, row, pBase + (int)candidate->pins[k], in ? -1 : 1);
+      memoptSparseMatrixAdd(&matrix, row, xBase + (int)c, 1);
+      memoptSparseMatrixAdd(&matrix, row, pBase + (int)candidate->pins[k], in ? -1 : 1);
     }
     /* Capacity with the pinned maps alive across the group that it neither
      * reads nor writes: footprint x + sum bytes p <= capacity + M (1 - x). */
@@ -196,14 +175,14 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
       if (touched)
         continue;
       double bytes = (double)memoptLayerBytes(graph, q, target);
-      matrixAdd(&matrix, row, pBase + (int)q, bytes);
+      memoptSparseMatrixAdd(&matrix, row, pBase + (int)q, bytes);
       bigM += bytes;
     }
     if (matrix.count == rowStart) {
       glp_del_rows(problem, 1, (const int[]){0, row});
       continue;
     }
-    matrixAdd(&matrix, row, xBase + (int)c, (double)candidate->footprint + bigM);
+    memoptSparseMatrixAdd(&matrix, row, xBase + (int)c, (double)candidate->footprint + bigM);
     glp_set_row_bnds(problem, row, GLP_UP, 0, (double)capacity + bigM);
   }
   glp_load_matrix(problem, (int)matrix.count, matrix.rows, matrix.columns, matrix.values);
@@ -240,9 +219,7 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
     spmPlanCostGroups(graph, target, plan);
   }
   glp_delete_prob(problem);
-  free(matrix.rows);
-  free(matrix.columns);
-  free(matrix.values);
+  memoptSparseMatrixDestroy(&matrix);
   free(candidates);
   free(pinned);
   return solved;
