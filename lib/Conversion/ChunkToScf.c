@@ -47,7 +47,6 @@
 #include "mlir-c/Dialect/Tensor.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* What one computed chunk reads and writes (see the file comment). */
 typedef enum ChunkKind {
@@ -417,8 +416,7 @@ typedef struct RegionList {
 } RegionList;
 
 static MlirWalkResult collectChunkRegion(MlirOperation op, void *userData) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length != strlen("chunk.region") || memcmp(name.data, "chunk.region", name.length) != 0)
+  if (!memoptOperationIsA(op, "chunk.region"))
     return MlirWalkResultAdvance;
   RegionList *list = userData;
   if (list->count == list->capacity) {

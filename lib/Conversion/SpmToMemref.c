@@ -33,7 +33,6 @@
 #include "mlir-c/Dialect/Transform.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* The spm ops of one function, in walk order. */
 typedef struct SpmOps {
@@ -43,8 +42,7 @@ typedef struct SpmOps {
 } SpmOps;
 
 static MlirWalkResult collectSpmOp(MlirOperation op, void *userData) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length < 4 || memcmp(name.data, "spm.", 4) != 0)
+  if (!memoptOperationIsInDialect(op, "spm"))
     return MlirWalkResultAdvance;
   SpmOps *list = userData;
   if (list->count == list->capacity) {
