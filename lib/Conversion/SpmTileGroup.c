@@ -193,6 +193,60 @@ static intptr_t inputCount(MlirOperation op) {
                                        : mlirDenseI32ArrayGetElement(segments, 0);
 }
 
+static bool hasOneUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/* Gives root its own destination: a linalg.fill (and the tensor.empty it
+ * fills) that other ops also use is cloned for root, since the loop will
+ * start from it. (CSE, which tiling runs on the whole function, merges equal
+ * fills of groups not lowered yet.) */
+static void ownDestination(MlirOperation root) {
+  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+    MlirValue init = mlirOperationGetOperand(root, i);
+    if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
+      continue;
+    MlirOperation fill = mlirOperationClone(mlirOpResultGetOwner(init));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), root, fill);
+    MlirValue empty = mlirOperationGetOperand(fill, 1);
+    if (mlirValueIsAOpResult(empty) &&
+        memoptOperationIsA(mlirOpResultGetOwner(empty), "tensor.empty")) {
+      MlirOperation copy = mlirOperationClone(mlirOpResultGetOwner(empty));
+      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), fill, copy);
+      mlirOperationSetOperand(fill, 1, mlirOperationGetResult(copy, 0));
+    }
+    mlirOperationSetOperand(root, i, mlirOperationGetResult(fill, 0));
+  }
+}
+
+/* Gives `op` a fresh tensor.empty for each destination whose values its body
+ * never reads but that another op computes or also uses (torch-mlir writes a
+ * batch norm into the convolution it normalizes, and shares one empty tensor
+ * among many ops): fusing such producers crashes MLIR 22's
+ * fuse_into_containing_op, and a value the body does not read need not be
+ * kept. */
+static void freshUnreadDestinations(MlirOperation op) {
+  if (mlirOperationGetNumRegions(op) != 1)
+    return;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  if (mlirBlockIsNull(body) || mlirBlockGetNumArguments(body) != operands)
+    return;
+  for (intptr_t i = inputCount(op); i < operands; ++i) {
+    MlirValue init = mlirOperationGetOperand(op, i);
+    MlirType type = mlirValueGetType(init);
+    if (!mlirValueIsAOpResult(init) ||
+        (memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasOneUse(init)) ||
+        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i))) ||
+        !mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type))
+      continue;
+    MemoptBuilder builder = {mlirOperationGetBlock(op), op, mlirOperationGetLocation(op)};
+    mlirOperationSetOperand(op, i, memoptBuildTensorEmpty(&builder, type, NULL, 0));
+  }
+}
+
 /* Tags with `fuseAttribute` the ops of the group, in `block`, that `root`
  * reads through other such ops and that tiling can fuse (linalg ops and
  * pads): the producers fused into root's tile loop. Ops outside the group
@@ -221,6 +275,8 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
         continue;
       mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(fuseAttribute),
                                       mlirUnitAttrGet(context));
+      if (isLinalgOp(producer))
+        freshUnreadDestinations(producer);
       ++tagged;
       if (count == capacity) {
         capacity *= 2;
@@ -401,34 +457,6 @@ static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, Ml
   }
 }
 
-static bool hasOneUse(MlirValue value) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-}
-
-/* Gives root its own destination: a linalg.fill (and the tensor.empty it
- * fills) that other ops also use is cloned for root, since the loop will
- * start from it. (CSE, which tiling runs on the whole function, merges equal
- * fills of groups not lowered yet.) */
-static void ownDestination(MlirOperation root) {
-  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
-    MlirValue init = mlirOperationGetOperand(root, i);
-    if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
-        !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
-      continue;
-    MlirOperation fill = mlirOperationClone(mlirOpResultGetOwner(init));
-    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), root, fill);
-    MlirValue empty = mlirOperationGetOperand(fill, 1);
-    if (mlirValueIsAOpResult(empty) &&
-        memoptOperationIsA(mlirOpResultGetOwner(empty), "tensor.empty")) {
-      MlirOperation copy = mlirOperationClone(mlirOpResultGetOwner(empty));
-      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), fill, copy);
-      mlirOperationSetOperand(fill, 1, mlirOperationGetResult(copy, 0));
-    }
-    mlirOperationSetOperand(root, i, mlirOperationGetResult(fill, 0));
-  }
-}
-
 /* Tiles `root` (in `block`, directly under `parent`) with its producers of
  * the group, then localizes its tiles. On success sets `pendingRoot` to the
  * next output of the group to tile, if any. */
@@ -439,6 +467,7 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   intptr_t loops;
   intptr_t count = tileSizes(root, tile, &sizes, &loops);
   removeAttribute(root, pendingRootAttribute);
+  freshUnreadDestinations(root);
   ownDestination(root);
   mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
@@ -452,7 +481,10 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   Untag untagged = {block, false, {NULL}, {NULL}};
   mlirOperationWalk(lowering->func, untag, &untagged, MlirWalkPreOrder);
   *pendingRoot = untagged.pendingRoot;
-  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(untagged.tiledRoot))
+  /* MLIR 22's fusion can leave an operand of a fused pad dangling (seen on
+   * torch-mlir's EfficientNet-B0); stop with an error rather than tile on. */
+  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(untagged.tiledRoot) ||
+      !mlirOperationVerify(lowering->func))
     return false;
   MlirOperation inner = mlirOperationGetParentOperation(untagged.tiledRoot);
   MlirOperation outer = inner;
