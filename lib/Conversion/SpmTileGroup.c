@@ -37,9 +37,9 @@ static MlirAttribute tileOf(MlirOperation group) {
   return mlirOperationGetAttributeByName(group, mlirStringRefCreateFromCString("tile"));
 }
 
-/* The op computing the group's tiled output: the op of the body, last in
- * program order, that defines a yielded value. Null when none does. */
-static MlirOperation lastOp(MlirOperation group) {
+/* The op of the body, last in program order, that defines a yielded value.
+ * Null when none does. */
+static MlirOperation lastYielding(MlirOperation group) {
   MlirBlock body = memoptSingleBlock(group);
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirOperation last = {NULL};
@@ -51,6 +51,52 @@ static MlirOperation lastOp(MlirOperation group) {
         last = op;
     }
   return last;
+}
+
+static bool coversWhole(MlirAttribute tile, MlirType type) {
+  if (!mlirShapedTypeHasStaticShape(type) ||
+      mlirDenseArrayGetNumElements(tile) != mlirShapedTypeGetRank(type))
+    return false;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    if (mlirDenseI64ArrayGetElement(tile, d) != mlirShapedTypeGetDimSize(type, d))
+      return false;
+  return true;
+}
+
+/* The op computing the group's tiled output (the last yielding op) and its
+ * tile sizes, the group's `tile`. A yielded reshape (tensor.collapse_shape
+ * or expand_shape, as a classifier flattens its logits) of a value the body
+ * computes is looked through when `tile` covers the whole yielded value:
+ * the op before it is tiled as one whole tile, and the reshape follows the
+ * loop. Null op when nothing is yielded. */
+static MlirOperation lastOp(MlirOperation group, MlirAttribute *tile) {
+  MlirOperation last = lastYielding(group);
+  *tile = tileOf(group);
+  if (mlirOperationIsNull(last) ||
+      !coversWhole(*tile, mlirValueGetType(mlirOperationGetResult(last, 0))))
+    return last;
+  MlirOperation op = last;
+  while ((memoptOperationIsA(op, "tensor.collapse_shape") ||
+          memoptOperationIsA(op, "tensor.expand_shape")) &&
+         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)) &&
+         mlirOperationEqual(
+             mlirOperationGetParentOperation(mlirOpResultGetOwner(mlirOperationGetOperand(op, 0))),
+             group))
+    op = mlirOpResultGetOwner(mlirOperationGetOperand(op, 0));
+  if (mlirOperationEqual(op, last) || mlirOperationGetNumResults(op) != 1)
+    return last;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirShapedTypeHasStaticShape(type))
+    return last;
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  int64_t *whole = malloc(sizeof *whole * (size_t)(rank ? rank : 1));
+  if (!whole)
+    abort();
+  for (intptr_t d = 0; d < rank; ++d)
+    whole[d] = mlirShapedTypeGetDimSize(type, d);
+  *tile = mlirDenseI64ArrayGet(mlirOperationGetContext(group), rank, whole);
+  free(whole);
+  return op;
 }
 
 /* Emits "'spm.group' op cannot be lowered to memref: <message>". */
@@ -87,8 +133,8 @@ static intptr_t loopOfResultDim(MlirOperation op, intptr_t dim) {
 }
 
 bool spmCheckGroup(MlirOperation group) {
-  MlirAttribute tile = tileOf(group);
-  MlirOperation last = lastOp(group);
+  MlirAttribute tile;
+  MlirOperation last = lastOp(group, &tile);
   if (mlirOperationIsNull(last) || !isLinalgOp(last) || mlirOperationGetNumResults(last) != 1) {
     cannotLower(group, "its last op must be a linalg op with one result, the output 'tile' "
                        "describes");
@@ -497,11 +543,11 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
 }
 
 MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
-  MlirOperation last = lastOp(group);
+  MlirAttribute tile;
+  MlirOperation last = lastOp(group, &tile);
   MlirOperation parent = mlirOperationGetParentOperation(group);
   MlirBlock block = mlirOperationGetBlock(group);
   MlirLocation location = mlirOperationGetLocation(group);
-  MlirAttribute tile = tileOf(group);
   inlineGroup(group, last);
   /* The other outputs the group yields first, each in its own tile loop,
    * then the last op's: its loop then reads them as it reads any tensor
