@@ -148,7 +148,7 @@ static bool evaluateAffine(Run *run, MlirOperation op, int64_t *result) {
     ok = valueOf(run, mlirOperationGetOperand(op, i), &values[i]);
   bool isMin = memoptOperationIsA(op, "affine.min");
   for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map) && ok; ++r) {
-    int64_t value;
+    int64_t value = 0;
     ok = evaluateExpr(mlirAffineMapGetResult(map, r), values, values + dimCount, &value);
     if (ok && (r == 0 || (isMin ? value < *result : value > *result)))
       *result = value;
@@ -322,7 +322,7 @@ static void runLoop(Run *run, MlirOperation loop) {
 static void runBlock(Run *run, MlirBlock block) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    int64_t value;
+    int64_t value = 0;
     if (mapGet(&run->sites, op.ptr, &value))
       countSite(run, op, value);
     if (memoptOperationIsA(op, "scf.for")) {
