@@ -2,6 +2,7 @@
 #include "IR/IR.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,16 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
     memoptStringBufferDestroy(&text);
     free(entry.file);
   }
+}
+
+void memoptEmitRemark(MlirOperation op, const char *format, ...) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(&message, format, args);
+  va_end(args);
+  memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
+  memoptStringBufferDestroy(&message);
 }
 
 /* Diagnostics with no file position sort after those with one. */

@@ -7,13 +7,12 @@
 #include "Transforms/PassList.h"
 #include "Transforms/Place.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 
 static const MemoptPassOptionInfo options[] = {
     {"per-op", MemoptOptionBool, "false", "Emit the cost of every op", NULL, 0, 0},
-    {"batch-scale", MemoptOptionFloat, "1", "Scale the batch of the IR by this factor", NULL,
-     1e-9, 1e9},
+    {"batch-scale", MemoptOptionFloat, "1", "Scale the batch of the IR by this factor", NULL, 1e-9,
+     1e9},
     {"schedule", MemoptOptionBool, "false",
      "Also schedule the first layer's ops with the list scheduler and the ILP", NULL, 0, 0},
     {"ilp-time-limit", MemoptOptionFloat, "10", "Seconds the ILP may take", NULL, 0, 1e6},
@@ -35,17 +34,6 @@ MemoptAcceleratorConfig memoptPlaceAccelerator(const MemoptPassOptions *options)
   };
 }
 
-static void remark(MlirOperation op, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void remark(MlirOperation op, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
-  memoptStringBufferDestroy(&message);
-}
-
 static const char *unitName(MemoptOpUnit unit) {
   return unit == MemoptOpUnitTensor ? "tensor" : unit == MemoptOpUnitVector ? "vector" : "none";
 }
@@ -58,19 +46,22 @@ static MlirOperation opAt(MlirBlock block, size_t index) {
 }
 
 static bool reportSegment(MlirOperation func, const char *what, size_t first, size_t count,
-                          const MemoptAcceleratorConfig *config, size_t dataArguments, double scale) {
+                          const MemoptAcceleratorConfig *config, size_t dataArguments,
+                          double scale) {
   if (count == 0)
     return true;
   MemoptSegmentCost cost;
   MemoptStringBuffer reason = memoptStringBufferCreate();
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  bool ok = memoptSegmentCostEstimate(func, first, count, dataArguments, config, scale, &cost, &reason);
+  bool ok =
+      memoptSegmentCostEstimate(func, first, count, dataArguments, config, scale, &cost, &reason);
   if (ok)
-    remark(opAt(block, first),
-           "%s: %zu ops (%zu tensor, %zu vector), forward %.6g s, %.6g flops, %.0f parameter "
-           "elements, %.0f activation elements, %.0f input elements",
-           what, count, cost.tensorOps, cost.vectorOps, cost.forwardSeconds, cost.flops,
-           cost.parameterElements, cost.activationElements, cost.boundaryElements);
+    memoptEmitRemark(
+        opAt(block, first),
+        "%s: %zu ops (%zu tensor, %zu vector), forward %.6g s, %.6g flops, %.0f parameter "
+        "elements, %.0f activation elements, %.0f input elements",
+        what, count, cost.tensorOps, cost.vectorOps, cost.forwardSeconds, cost.flops,
+        cost.parameterElements, cost.activationElements, cost.boundaryElements);
   else
     memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, reason.data);
   memoptStringBufferDestroy(&reason);
@@ -97,12 +88,14 @@ static void reportSchedule(MlirOperation func, size_t first, size_t count,
     abort();
   double list = memoptScheduleList(&problem, starts);
   MemoptScheduleStatus status;
-  double solved = memoptScheduleSolve(&problem, memoptPassOptionsGetFloat(passOptions, "ilp-time-limit"),
-                                      memoptPassOptionsGetFloat(passOptions, "ilp-gap"), starts, &status);
+  double solved =
+      memoptScheduleSolve(&problem, memoptPassOptionsGetFloat(passOptions, "ilp-time-limit"),
+                          memoptPassOptionsGetFloat(passOptions, "ilp-gap"), starts, &status);
   static const char *const statusNames[] = {"list schedule kept", "optimal", "time limit"};
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  remark(opAt(block, first), "layer schedule: sequential %.6g s, list %.6g s, ilp %.6g s (%s)",
-         sequential, list, solved, statusNames[status]);
+  memoptEmitRemark(opAt(block, first),
+                   "layer schedule: sequential %.6g s, list %.6g s, ilp %.6g s (%s)", sequential,
+                   list, solved, statusNames[status]);
   free(starts);
   memoptScheduleProblemDestroy(&problem);
 }
@@ -116,11 +109,13 @@ static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptio
   double scale = memoptPassOptionsGetFloat(passOptions, "batch-scale");
   size_t start = layers.bounds[0], length = layers.bounds[1] - start;
   size_t end = layers.bounds[layers.count];
-  remark(func, "layers: %zu from op %zu, the first of %zu ops; prologue %zu ops, epilogue %zu ops",
-         layers.count, start, length, start, layers.numOps - end);
-  bool ok = reportSegment(func, "prologue", 0, start, &config, dataArguments, scale) &&
-            reportSegment(func, "layer", start, length, &config, dataArguments, scale) &&
-            reportSegment(func, "epilogue", end, layers.numOps - end, &config, dataArguments, scale);
+  memoptEmitRemark(
+      func, "layers: %zu from op %zu, the first of %zu ops; prologue %zu ops, epilogue %zu ops",
+      layers.count, start, length, start, layers.numOps - end);
+  bool ok =
+      reportSegment(func, "prologue", 0, start, &config, dataArguments, scale) &&
+      reportSegment(func, "layer", start, length, &config, dataArguments, scale) &&
+      reportSegment(func, "epilogue", end, layers.numOps - end, &config, dataArguments, scale);
   size_t numOps = layers.numOps;
   memoptLayerStructureDestroy(&layers);
   if (!ok)
@@ -136,8 +131,9 @@ static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptio
     MemoptStringBuffer reason = memoptStringBufferCreate();
     if (memoptOpCostEstimate(op, &config, dataArguments, scale, &cost, &reason) &&
         cost.unit != MemoptOpUnitNone)
-      remark(op, "cost: %s, %.0f flops, %.0f cycles, %.0f bytes, %.6g s", unitName(cost.unit),
-             cost.flops, cost.cycles, cost.memoryBytes, cost.seconds);
+      memoptEmitRemark(op, "cost: %s, %.0f flops, %.0f cycles, %.0f bytes, %.6g s",
+                       unitName(cost.unit), cost.flops, cost.cycles, cost.memoryBytes,
+                       cost.seconds);
     memoptStringBufferDestroy(&reason);
   }
   return mlirLogicalResultSuccess();

@@ -7,19 +7,6 @@
 #include "Transforms/PassList.h"
 #include "Transforms/Remat.h"
 
-#include <stdarg.h>
-
-static void remark(MlirOperation op, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void remark(MlirOperation op, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
-  memoptStringBufferDestroy(&message);
-}
-
 static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *options) {
   if (mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0))))
     return mlirLogicalResultSuccess(); /* a declaration */
@@ -35,35 +22,39 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
   RematOutcome outcome;
   MemoptStringBuffer error = memoptStringBufferCreate();
   if (!rematFunction(func, &limits, &outcome, &error)) {
-    remark(func, "remat: not applied: %s", error.data);
+    memoptEmitRemark(func, "remat: not applied: %s", error.data);
     memoptStringBufferDestroy(&error);
     return mlirLogicalResultSuccess();
   }
   memoptStringBufferDestroy(&error);
-  double share = outcome.functionCost > 0 ? 100.0 * outcome.recomputeCost / outcome.functionCost : 0;
+  double share =
+      outcome.functionCost > 0 ? 100.0 * outcome.recomputeCost / outcome.functionCost : 0;
   if (outcome.budgetMet && outcome.steps == 0)
-    remark(func, "remat: estimated peak %llu bytes is within the budget of %llu bytes; nothing to do",
-           (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.budget);
+    memoptEmitRemark(
+        func, "remat: estimated peak %llu bytes is within the budget of %llu bytes; nothing to do",
+        (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.budget);
   else if (outcome.budgetMet)
-    remark(func,
-           "remat: estimated peak %llu -> %llu bytes (budget %llu bytes): %zu values recomputed, "
-           "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function); "
-           "%zu estimates, %zu candidates refused by the estimator",
-           (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.finalPeak,
-           (unsigned long long)outcome.budget, outcome.steps, outcome.clonedOps,
-           outcome.recomputeCost, share, outcome.estimates, outcome.rejected);
+    memoptEmitRemark(
+        func,
+        "remat: estimated peak %llu -> %llu bytes (budget %llu bytes): %zu values recomputed, "
+        "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function); "
+        "%zu estimates, %zu candidates refused by the estimator",
+        (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.finalPeak,
+        (unsigned long long)outcome.budget, outcome.steps, outcome.clonedOps, outcome.recomputeCost,
+        share, outcome.estimates, outcome.rejected);
   else
-    remark(func,
-           "remat: the budget of %llu bytes is out of reach: the best is %llu bytes (from %llu), "
-           "then %s; %s",
-           (unsigned long long)outcome.budget, (unsigned long long)outcome.bestPeak,
-           (unsigned long long)outcome.initialPeak, outcome.stopReason,
-           outcome.changed ? "the steps are kept (allow-partial)" : "the function is left unchanged");
+    memoptEmitRemark(
+        func,
+        "remat: the budget of %llu bytes is out of reach: the best is %llu bytes (from %llu), "
+        "then %s; %s",
+        (unsigned long long)outcome.budget, (unsigned long long)outcome.bestPeak,
+        (unsigned long long)outcome.initialPeak, outcome.stopReason,
+        outcome.changed ? "the steps are kept (allow-partial)" : "the function is left unchanged");
   if (!outcome.budgetMet && outcome.changed)
-    remark(func,
-           "remat: kept %zu values recomputed, %zu ops cloned, %.4g element operations "
-           "recomputed (%.1f%% of the function)",
-           outcome.steps, outcome.clonedOps, outcome.recomputeCost, share);
+    memoptEmitRemark(func,
+                     "remat: kept %zu values recomputed, %zu ops cloned, %.4g element operations "
+                     "recomputed (%.1f%% of the function)",
+                     outcome.steps, outcome.clonedOps, outcome.recomputeCost, share);
   return mlirLogicalResultSuccess();
 }
 
@@ -75,8 +66,7 @@ static const MemoptPassOptionInfo rematOptions[] = {
     {"max-chain", MemoptOptionInteger, "8",
      "most computing ops recomputed for one value (ops that only allocate, view or move data "
      "not counted)",
-     NULL,
-     1, 1000},
+     NULL, 1, 1000},
     {"max-steps", MemoptOptionInteger, "1000", "most values rematerialized per function", NULL, 0,
      1000000},
     {"max-recompute", MemoptOptionFloat, "0.15",
@@ -84,8 +74,8 @@ static const MemoptPassOptionInfo rematOptions[] = {
      "overhead)",
      NULL, 0, 100},
     {"allow-partial", MemoptOptionBool, "false",
-     "keep the recomputations that lower the peak even when the budget stays out of reach", NULL,
-     0, 0},
+     "keep the recomputations that lower the peak even when the budget stays out of reach", NULL, 0,
+     0},
 };
 
 const MemoptPassInfo memoptRematPass = {
