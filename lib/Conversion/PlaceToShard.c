@@ -16,6 +16,7 @@
  * shard-partition and convert-shard-to-mpi take it from there. The
  * place.cluster ops are erased: the result is pure upstream IR. */
 #include "Conversion/Conversion.h"
+#include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -31,10 +32,6 @@ static const MemoptPassOptionInfo options[] = {
     {"data-arguments", MemoptOptionInteger, "1",
      "Leading function arguments that are data; the others are parameters", NULL, 0, 1e9},
 };
-
-static MlirNamedAttribute named(MlirContext context, const char *name, MlirAttribute value) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)), value);
-}
 
 static int64_t integerAttribute(MlirOperation op, const char *name) {
   return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
@@ -105,12 +102,12 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
       mlirOperationStateGet(mlirStringRefCreateFromCString("shard.sharding"), location);
   int32_t noOperands[2] = {0, 0};
   MlirNamedAttribute shardingAttributes[] = {
-      named(context, "grid", mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(grid))),
-      named(context, "split_axes",
+      memoptNamedAttribute(context, "grid", mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(grid))),
+      memoptNamedAttribute(context, "split_axes",
             mlirAttributeParseGet(context, mlirStringRefCreateFromCString(axes.data))),
-      named(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, noOperands)),
-      named(context, "static_halo_sizes", mlirDenseI64ArrayGet(context, 0, NULL)),
-      named(context, "static_sharded_dims_offsets", mlirDenseI64ArrayGet(context, 0, NULL)),
+      memoptNamedAttribute(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, noOperands)),
+      memoptNamedAttribute(context, "static_halo_sizes", mlirDenseI64ArrayGet(context, 0, NULL)),
+      memoptNamedAttribute(context, "static_sharded_dims_offsets", mlirDenseI64ArrayGet(context, 0, NULL)),
   };
   memoptStringBufferDestroy(&axes);
   mlirOperationStateAddAttributes(&shardingState, 5, shardingAttributes);
@@ -125,7 +122,7 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
   mlirOperationStateAddOperands(&state, 2, operands);
   MlirType type = mlirValueGetType(argument);
   mlirOperationStateAddResults(&state, 1, &type);
-  MlirNamedAttribute unit = named(context, "annotate_for_users", mlirUnitAttrGet(context));
+  MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
   mlirOperationStateAddAttributes(&state, 1, &unit);
   MlirOperation shard = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationAfter(body, sharding, shard);
@@ -193,8 +190,8 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
   MlirOperationState funcState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
   MlirType functionType = mlirFunctionTypeGet(context, arguments, inputTypes, results, resultTypes);
   MlirNamedAttribute funcAttributes[] = {
-      named(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
-      named(context, "function_type", mlirTypeAttrGet(functionType)),
+      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
+      memoptNamedAttribute(context, "function_type", mlirTypeAttrGet(functionType)),
   };
   mlirOperationStateAddAttributes(&funcState, 2, funcAttributes);
   MlirRegion region = mlirRegionCreate();

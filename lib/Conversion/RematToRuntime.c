@@ -37,17 +37,20 @@
 #include <string.h>
 
 static MlirNamedAttribute unitAttribute(MlirContext context, const char *name) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
-                               mlirUnitAttrGet(context));
+  return memoptNamedAttribute(context, name, mlirUnitAttrGet(context));
+}
+
+/* Creates `arith.constant value : type` for an integer `type`. */
+static MlirValue integerConstant(const MemoptBuilder *builder, MlirType type, int64_t value) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirNamedAttribute attribute =
+      memoptNamedAttribute(context, "value", mlirIntegerAttrGet(type, value));
+  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, type, &attribute, 1);
 }
 
 static MlirValue i64Constant(const MemoptBuilder *builder, int64_t value) {
-  MlirContext context = mlirLocationGetContext(builder->location);
-  MlirType i64 = mlirIntegerTypeGet(context, 64);
-  MlirNamedAttribute attribute =
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("value")),
-                            mlirIntegerAttrGet(i64, value));
-  return mlirOperationGetResult(memoptBuildOp(builder, "arith.constant", NULL, 0, &i64, 1, &attribute, 1), 0);
+  return integerConstant(builder,
+                         mlirIntegerTypeGet(mlirLocationGetContext(builder->location), 64), value);
 }
 
 /* The memref type of identity layout with the shape and element type of `tensorType`. */
@@ -222,11 +225,7 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
   MlirType i32 = mlirIntegerTypeGet(context, 32);
   MlirValue evicted =
       mlirOperationGetResult(buildCall(&builder, "memoptRtRestore", operands, 2, &i32, 1), 0);
-  MlirNamedAttribute zeroValue =
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("value")),
-                            mlirIntegerAttrGet(i32, 0));
-  MlirValue zero = mlirOperationGetResult(
-      memoptBuildOp(&builder, "arith.constant", NULL, 0, &i32, 1, &zeroValue, 1), 0);
+  MlirValue zero = integerConstant(&builder, i32, 0);
   MlirType i1 = mlirIntegerTypeGet(context, 1);
   MlirNamedAttribute predicate = mlirNamedAttributeGet(
       mlirIdentifierGet(context, mlirStringRefCreateFromCString("predicate")),
@@ -290,12 +289,11 @@ static void declare(MlirOperation module, const char *name, intptr_t argumentCou
   MlirType arguments[3] = {i64, i64, i64};
   MlirType type = mlirFunctionTypeGet(context, argumentCount, arguments, resultCount, results);
   MlirNamedAttribute attributes[] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("sym_name")),
-                            mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("function_type")),
-                            mlirTypeAttrGet(type)),
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("sym_visibility")),
-                            mlirStringAttrGet(context, mlirStringRefCreateFromCString("private"))),
+      memoptNamedAttribute(context, "sym_name",
+                           mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
+      memoptNamedAttribute(context, "function_type", mlirTypeAttrGet(type)),
+      memoptNamedAttribute(context, "sym_visibility",
+                           mlirStringAttrGet(context, mlirStringRefCreateFromCString("private"))),
   };
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"),
                                                    mlirLocationUnknownGet(context));

@@ -50,34 +50,8 @@ MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context) {
   return mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace);
 }
 
-static MlirNamedAttribute named(MlirContext context, const char *name, MlirAttribute attribute) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
-                               attribute);
-}
-
 MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes) {
-  return named(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, count, sizes));
-}
-
-/* Creates the op `state` describes at the builder's point. A state that does
- * not match the op's definition is a bug in this lowering: abort. */
-static MlirOperation insert(const MemoptBuilder *builder, MlirOperationState *state) {
-  MlirOperation op = mlirOperationCreate(state);
-  if (mlirOperationIsNull(op))
-    abort();
-  mlirBlockInsertOwnedOperationBefore(builder->block, builder->before, op);
-  return op;
-}
-
-MlirValue spmBuildOp(const MemoptBuilder *builder, const char *name, const MlirValue *operands,
-                     intptr_t operandCount, MlirType resultType,
-                     const MlirNamedAttribute *attributes, intptr_t attributeCount) {
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
-  mlirOperationStateAddOperands(&state, operandCount, operands);
-  mlirOperationStateAddResults(&state, 1, &resultType);
-  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
-  return mlirOperationGetResult(insert(builder, &state), 0);
+  return memoptNamedAttribute(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, count, sizes));
 }
 
 MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
@@ -86,12 +60,12 @@ MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
   MlirContext context = mlirLocationGetContext(builder->location);
   MlirNamedAttribute attributes[] = {
       spmSegmentSizes(context, 3, (int32_t[]){(int32_t)dynamicSizeCount, 0, 0}),
-      named(context, "memory_space",
+      memoptNamedAttribute(context, "memory_space",
             mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace)),
   };
   /* Memory space 0 is the default one, which alloc_tensor takes when none is given. */
   intptr_t attributeCount = lowering->memorySpace == 0 ? 1 : 2;
-  return spmBuildOp(builder, "bufferization.alloc_tensor", dynamicSizes, dynamicSizeCount, type,
+  return memoptBuildOneResult(builder, "bufferization.alloc_tensor", dynamicSizes, dynamicSizeCount, type,
                     attributes, attributeCount);
 }
 
@@ -109,7 +83,7 @@ static MlirValue buildNamedUnary(const MemoptBuilder *builder, const char *name,
   mlirOperationStateAddAttributes(&state, 1, &segments);
   MlirRegion region = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation op = insert(builder, &state);
+  MlirOperation op = memoptInsertOp(builder, &state);
   /* A named linalg op's body is implied by its name: let upstream build it. */
   mlirLinalgFillBuiltinNamedOpRegion(op);
   return mlirOperationGetResult(op, 0);

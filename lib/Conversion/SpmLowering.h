@@ -78,12 +78,6 @@ MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context);
 /// Returns `operandSegmentSizes = array<i32: sizes...>`.
 MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes);
 
-/// Creates op `name` with `operands`, one result of `resultType` and
-/// `attributes` at the builder's point; returns the result.
-MlirValue spmBuildOp(const MemoptBuilder *builder, const char *name, const MlirValue *operands,
-                     intptr_t operandCount, MlirType resultType,
-                     const MlirNamedAttribute *attributes, intptr_t attributeCount);
-
 /// Creates `bufferization.alloc_tensor(dynamicSizes) {memory_space = N}` of
 /// `type`: a tensor that bufferizes to a new buffer in the scratchpad.
 MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,

@@ -311,7 +311,7 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
             mlirDenseI64ArrayGet(context, rank, staticStrides)),
         spmSegmentSizes(context, 5, (int32_t[]){1, 1, (int32_t)rank, dynamicSizes, 0}),
     };
-    filled = spmBuildOp(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);
+    filled = memoptBuildOneResult(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);
     free(operands);
     free(staticOffsets);
   }

@@ -122,7 +122,7 @@ static MlirValue buildArena(MlirOperation func, int64_t bytes, const SpmLowering
   MlirContext context = mlirOperationGetContext(func);
   MlirType type = mlirMemRefTypeGet(mlirIntegerTypeGet(context, 8), 1, &bytes,
                                     mlirAttributeGetNull(), spmMemorySpace(lowering, context));
-  return spmBuildOp(&builder, "memref.alloc", NULL, 0, type,
+  return memoptBuildOneResult(&builder, "memref.alloc", NULL, 0, type,
                     (MlirNamedAttribute[]){spmSegmentSizes(context, 2, (int32_t[]){0, 0})}, 1);
 }
 
@@ -146,18 +146,16 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
   free(shape);
   MlirValue viewOperands[] = {arena,
                               memoptBuildIndexConstant(&atStart, integerAttribute(pin, "offset"))};
-  MlirValue view = spmBuildOp(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
+  MlirValue view = memoptBuildOneResult(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
   MlirNamedAttribute restrictWritable[] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("restrict")),
-                            mlirUnitAttrGet(context)),
-      mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("writable")),
-                            mlirUnitAttrGet(context)),
+      memoptNamedAttribute(context, "restrict", mlirUnitAttrGet(context)),
+      memoptNamedAttribute(context, "writable", mlirUnitAttrGet(context)),
   };
   MlirValue slot =
-      spmBuildOp(&atStart, "bufferization.to_tensor", &view, 1, tensorType, restrictWritable, 2);
+      memoptBuildOneResult(&atStart, "bufferization.to_tensor", &view, 1, tensorType, restrictWritable, 2);
   MemoptBuilder builder = memoptBuilderBefore(pin);
   MlirValue operands[] = {mlirOperationGetOperand(pin, 0), slot};
-  MlirValue pinned = spmBuildOp(&builder, "bufferization.materialize_in_destination", operands, 2,
+  MlirValue pinned = memoptBuildOneResult(&builder, "bufferization.materialize_in_destination", operands, 2,
                                 tensorType, NULL, 0);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(pin, 0), pinned);
   memoptEraseOp(pin);

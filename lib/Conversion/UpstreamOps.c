@@ -30,16 +30,15 @@ static MlirContext contextOf(const MemoptBuilder *builder) {
   return mlirLocationGetContext(builder->location);
 }
 
-static MlirNamedAttribute namedAttribute(MlirContext context, const char *name,
-                                         MlirAttribute attribute) {
+MlirNamedAttribute memoptNamedAttribute(MlirContext context, const char *name,
+                                        MlirAttribute attribute) {
   return mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString(name)),
                                attribute);
 }
 
-/* Creates the op described by `state` and inserts it at the builder's point.
- * Creation fails only when the state does not match the op's definition,
- * which would be a bug in this file, so it aborts rather than returning. */
-static MlirOperation insert(const MemoptBuilder *builder, MlirOperationState *state) {
+/* Creation fails only when the state does not match the op's definition,
+ * which would be a bug in the caller, so it aborts rather than returning. */
+MlirOperation memoptInsertOp(const MemoptBuilder *builder, MlirOperationState *state) {
   MlirOperation op = mlirOperationCreate(state);
   if (mlirOperationIsNull(op))
     abort();
@@ -47,8 +46,7 @@ static MlirOperation insert(const MemoptBuilder *builder, MlirOperationState *st
   return op;
 }
 
-/* Creates an op with `operands` and a single result of `resultType`. */
-static MlirValue buildOneResult(const MemoptBuilder *builder, const char *opName,
+MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,
                                 const MlirValue *operands, intptr_t operandCount,
                                 MlirType resultType, const MlirNamedAttribute *attributes,
                                 intptr_t attributeCount) {
@@ -57,20 +55,20 @@ static MlirValue buildOneResult(const MemoptBuilder *builder, const char *opName
   mlirOperationStateAddOperands(&state, operandCount, operands);
   mlirOperationStateAddResults(&state, 1, &resultType);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
-  return mlirOperationGetResult(insert(builder, &state), 0);
+  return mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
 }
 
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value) {
   MlirContext context = contextOf(builder);
   MlirType index = mlirIndexTypeGet(context);
-  MlirNamedAttribute attribute = namedAttribute(context, "value", mlirIntegerAttrGet(index, value));
-  return buildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
+  MlirNamedAttribute attribute = memoptNamedAttribute(context, "value", mlirIntegerAttrGet(index, value));
+  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
 }
 
 MlirValue memoptBuildIndexArith(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
                                 MlirValue rhs) {
   MlirValue operands[] = {lhs, rhs};
-  return buildOneResult(builder, opName, operands, 2, mlirIndexTypeGet(contextOf(builder)), NULL,
+  return memoptBuildOneResult(builder, opName, operands, 2, mlirIndexTypeGet(contextOf(builder)), NULL,
                         0);
 }
 
@@ -79,40 +77,40 @@ MlirValue memoptBuildIndexAtLeast(const MemoptBuilder *builder, MlirValue lhs, M
   /* arith::CmpIPredicate::sge */
   const int64_t signedGreaterOrEqual = 5;
   MlirNamedAttribute predicate =
-      namedAttribute(context, "predicate",
+      memoptNamedAttribute(context, "predicate",
                      mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
   MlirValue operands[] = {lhs, rhs};
-  return buildOneResult(builder, "arith.cmpi", operands, 2, mlirIntegerTypeGet(context, 1),
+  return memoptBuildOneResult(builder, "arith.cmpi", operands, 2, mlirIntegerTypeGet(context, 1),
                         &predicate, 1);
 }
 
 void memoptBuildAssert(const MemoptBuilder *builder, MlirValue condition, const char *message) {
   MlirContext context = contextOf(builder);
-  MlirNamedAttribute msg = namedAttribute(
+  MlirNamedAttribute msg = memoptNamedAttribute(
       context, "msg", mlirStringAttrGet(context, mlirStringRefCreateFromCString(message)));
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString("cf.assert"), builder->location);
   mlirOperationStateAddOperands(&state, 1, &condition);
   mlirOperationStateAddAttributes(&state, 1, &msg);
-  insert(builder, &state);
+  memoptInsertOp(builder, &state);
 }
 
 MlirValue memoptBuildTensorDim(const MemoptBuilder *builder, MlirValue tensor, int64_t dim) {
   MlirValue operands[] = {tensor, memoptBuildIndexConstant(builder, dim)};
-  return buildOneResult(builder, "tensor.dim", operands, 2, mlirIndexTypeGet(contextOf(builder)),
+  return memoptBuildOneResult(builder, "tensor.dim", operands, 2, mlirIndexTypeGet(contextOf(builder)),
                         NULL, 0);
 }
 
 MlirValue memoptBuildTensorEmpty(const MemoptBuilder *builder, MlirType type,
                                  const MlirValue *dynamicSizes, intptr_t dynamicSizeCount) {
-  return buildOneResult(builder, "tensor.empty", dynamicSizes, dynamicSizeCount, type, NULL, 0);
+  return memoptBuildOneResult(builder, "tensor.empty", dynamicSizes, dynamicSizeCount, type, NULL, 0);
 }
 
 MlirValue memoptBuildTensorCastIfNeeded(const MemoptBuilder *builder, MlirValue value,
                                         MlirType type) {
   if (mlirTypeEqual(mlirValueGetType(value), type))
     return value;
-  return buildOneResult(builder, "tensor.cast", &value, 1, type, NULL, 0);
+  return memoptBuildOneResult(builder, "tensor.cast", &value, 1, type, NULL, 0);
 }
 
 MlirType memoptTensorTypeWithExtent(MlirType type, int64_t dim, int64_t extent) {
@@ -194,13 +192,13 @@ static void addSliceOperandsAndAttributes(const MemoptBuilder *builder, MlirOper
   segments[segmentCount++] = (int32_t)slice->dynamicSizeCount;
   segments[segmentCount++] = 0;
   MlirNamedAttribute attributes[] = {
-      namedAttribute(context, "operandSegmentSizes",
+      memoptNamedAttribute(context, "operandSegmentSizes",
                      mlirDenseI32ArrayGet(context, segmentCount, segments)),
-      namedAttribute(context, "static_offsets",
+      memoptNamedAttribute(context, "static_offsets",
                      mlirDenseI64ArrayGet(context, slice->rank, slice->staticOffsets)),
-      namedAttribute(context, "static_sizes",
+      memoptNamedAttribute(context, "static_sizes",
                      mlirDenseI64ArrayGet(context, slice->rank, slice->staticSizes)),
-      namedAttribute(context, "static_strides",
+      memoptNamedAttribute(context, "static_strides",
                      mlirDenseI64ArrayGet(context, slice->rank, slice->staticStrides)),
   };
   mlirOperationStateAddAttributes(state, sizeof attributes / sizeof *attributes, attributes);
@@ -215,7 +213,7 @@ MlirValue memoptBuildExtractSliceAlong(const MemoptBuilder *builder, MlirValue s
   mlirOperationStateAddOperands(&state, 1, &source);
   addSliceOperandsAndAttributes(builder, &state, &slice, 1);
   mlirOperationStateAddResults(&state, 1, &resultType);
-  MlirValue result = mlirOperationGetResult(insert(builder, &state), 0);
+  MlirValue result = mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
   sliceAlongDestroy(&slice);
   return result;
 }
@@ -231,7 +229,7 @@ MlirValue memoptBuildInsertSliceAlong(const MemoptBuilder *builder, MlirValue so
   mlirOperationStateAddOperands(&state, 2, leading);
   addSliceOperandsAndAttributes(builder, &state, &slice, 2);
   mlirOperationStateAddResults(&state, 1, &resultType);
-  MlirValue result = mlirOperationGetResult(insert(builder, &state), 0);
+  MlirValue result = mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
   sliceAlongDestroy(&slice);
   return result;
 }
@@ -260,7 +258,7 @@ MlirOperation memoptBuildFor(const MemoptBuilder *builder, MlirValue lower, Mlir
   mlirOperationStateAddOperands(&state, initCount, inits);
   mlirOperationStateAddResults(&state, initCount, types + 1);
   mlirOperationStateAddOwnedRegions(&state, 1, &body);
-  MlirOperation loop = insert(builder, &state);
+  MlirOperation loop = memoptInsertOp(builder, &state);
   free(types);
   free(locations);
   return loop;
@@ -275,7 +273,7 @@ void memoptBuildYield(const MemoptBuilder *builder, const char *opName, const Ml
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString(opName), builder->location);
   mlirOperationStateAddOperands(&state, count, values);
-  insert(builder, &state);
+  memoptInsertOp(builder, &state);
 }
 
 void memoptEraseOp(MlirOperation op) {
@@ -292,5 +290,5 @@ MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
   mlirOperationStateAddOperands(&state, operandCount, operands);
   mlirOperationStateAddResults(&state, resultCount, resultTypes);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
-  return insert(builder, &state);
+  return memoptInsertOp(builder, &state);
 }

@@ -103,6 +103,21 @@ void memoptBuildYield(const MemoptBuilder *builder, const char *opName, const Ml
 /// Detaches `op` from its block and destroys it; its results must be unused.
 void memoptEraseOp(MlirOperation op);
 
+/// Returns the attribute `name` = `attribute`.
+MlirNamedAttribute memoptNamedAttribute(MlirContext context, const char *name,
+                                        MlirAttribute attribute);
+
+/// Creates the op `state` describes at the builder's point; aborts when the
+/// state does not match the op's definition (a bug in the caller).
+MlirOperation memoptInsertOp(const MemoptBuilder *builder, MlirOperationState *state);
+
+/// Creates op `opName` with `operands`, one result of `resultType` and
+/// `attributes` (no regions) at the builder's point; returns the result.
+MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,
+                               const MlirValue *operands, intptr_t operandCount,
+                               MlirType resultType, const MlirNamedAttribute *attributes,
+                               intptr_t attributeCount);
+
 /// Creates op `opName` in generic form with the given operands, result types
 /// and attributes (no regions) at the builder's point.
 MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
