@@ -62,6 +62,11 @@ bool memoptOperationIsPure(MlirOperation op);
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 
+/// Returns true when `value` is defined by `ancestor`, by an op nested in it,
+/// or as an argument of a block nested in it: false for values a region of
+/// `ancestor` captures from outside.
+bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor);
+
 /// Redirects to `to` the uses of `from` whose user is nested in `scope` (when
 /// `inside`) or is not (when not `inside`).
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,

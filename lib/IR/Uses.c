@@ -11,6 +11,13 @@ bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor) {
   return false;
 }
 
+bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor) {
+  MlirOperation owner = mlirValueIsAOpResult(value)
+                            ? mlirOpResultGetOwner(value)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+  return !mlirOperationIsNull(owner) && memoptOperationIsInside(owner, ancestor);
+}
+
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
                                    bool inside) {
   /* Collect first: rewriting a use unlinks it from the list being walked. */

@@ -91,18 +91,11 @@ typedef struct OperandWalk {
   void *userData;
 } OperandWalk;
 
-static bool definedInside(MlirValue value, MlirOperation root) {
-  if (mlirValueIsABlockArgument(value))
-    return memoptOperationIsInside(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), root);
-  MlirOperation owner = mlirOpResultGetOwner(value);
-  return !mlirOperationEqual(owner, root) && memoptOperationIsInside(owner, root);
-}
-
 static MlirWalkResult visitOperands(MlirOperation op, void *userData) {
   OperandWalk *walk = userData;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     MlirValue operand = mlirOperationGetOperand(op, i);
-    if (!definedInside(operand, walk->root))
+    if (!memoptValueIsDefinedInside(operand, walk->root))
       walk->visit(operand, walk->userData);
   }
   return MlirWalkResultAdvance;
@@ -244,7 +237,7 @@ static MlirWalkResult findNestedTensorRead(MlirOperation op, void *userData) {
     return MlirWalkResultAdvance;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     MlirValue operand = mlirOperationGetOperand(op, i);
-    if (isTensor(operand) && !definedInside(operand, nested->root))
+    if (isTensor(operand) && !memoptValueIsDefinedInside(operand, nested->root))
       nested->found = true;
   }
   return MlirWalkResultAdvance;

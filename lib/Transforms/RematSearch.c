@@ -161,22 +161,13 @@ typedef struct CapturedWalk {
   bool ok;
 } CapturedWalk;
 
-static bool definedInside(MlirValue value, MlirOperation root) {
-  MlirOperation owner;
-  if (mlirValueIsAOpResult(value))
-    owner = mlirOpResultGetOwner(value);
-  else
-    owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-  return !mlirOperationIsNull(owner) && memoptOperationIsInside(owner, root);
-}
-
 static MlirWalkResult visitCaptured(MlirOperation op, void *userData) {
   CapturedWalk *walk = userData;
   if (mlirOperationEqual(op, walk->root))
     return MlirWalkResultAdvance;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && walk->ok; ++i) {
     MlirValue value = mlirOperationGetOperand(op, i);
-    if (!definedInside(value, walk->root))
+    if (!memoptValueIsDefinedInside(value, walk->root))
       walk->ok = walk->visit(walk->state, walk->root, -1, value);
   }
   return walk->ok ? MlirWalkResultAdvance : MlirWalkResultInterrupt;
