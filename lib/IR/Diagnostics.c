@@ -133,13 +133,14 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
   }
 }
 
-void memoptEmitRemark(MlirOperation op, const char *format, ...) {
+void memoptEmitOpDiagnostic(MlirOperation op, MlirDiagnosticSeverity severity, const char *format,
+                            ...) {
   MemoptStringBuffer message = memoptStringBufferCreate();
   va_list args;
   va_start(args, format);
   memoptStringBufferAppendFormatV(&message, format, args);
   va_end(args);
-  memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
+  memoptEmitDiagnostic(mlirOperationGetLocation(op), severity, message.data);
   memoptStringBufferDestroy(&message);
 }
 

@@ -130,10 +130,10 @@ void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log);
 void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity,
                           const char *message);
 
-/// Reports a remark with printf-formatted text at `op`'s location (through
-/// memoptEmitDiagnostic).
-void memoptEmitRemark(MlirOperation op, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+/// Reports a diagnostic of `severity` with printf-formatted text at `op`'s
+/// location (through memoptEmitDiagnostic).
+void memoptEmitOpDiagnostic(MlirOperation op, MlirDiagnosticSeverity severity, const char *format,
+                            ...) __attribute__((format(printf, 3, 4)));
 
 /// Orders a log's entries by file position (each diagnostic keeps its notes
 /// after it), so the output does not depend on how passes were scheduled.

@@ -11,29 +11,16 @@
 #include "mlir-c/Dialect/Vector.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void remark(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  memoptEmitDiagnostic(mlirOperationGetLocation(op), severity, message.data);
-  memoptStringBufferDestroy(&message);
-}
 
 /* Returns the profile of `func`, or NULL after a remark saying why not. */
 static MemoptMemoryProfile *profileOf(MlirOperation func) {
   MemoptStringBuffer error = memoptStringBufferCreate();
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, /*analyzeCallees=*/true, &error);
   if (!profile)
-    remark(func, MlirDiagnosticRemark, "autochunk: cannot estimate the memory of the function: %s",
-           error.data);
+    memoptEmitOpDiagnostic(func, MlirDiagnosticRemark,
+                           "autochunk: cannot estimate the memory of the function: %s", error.data);
   memoptStringBufferDestroy(&error);
   return profile;
 }
@@ -48,9 +35,10 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
     return func;
   for (size_t position = 0; position < memoptMemoryProfileGetNumPositions(profile); ++position)
     if (memoptMemoryProfileHasUnknownSize(profile, position)) {
-      remark(func, MlirDiagnosticRemark,
-             "autochunk: the function holds tensors of dynamic size, so its peak is not a number "
-             "of bytes; chunking needs static sizes");
+      memoptEmitOpDiagnostic(
+          func, MlirDiagnosticRemark,
+          "autochunk: the function holds tensors of dynamic size, so its peak is not a number "
+          "of bytes; chunking needs static sizes");
       memoptMemoryProfileDestroy(profile);
       return func;
     }
@@ -122,18 +110,20 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
     autoChunkReportFinish(entry, profile);
   memoptMemoryProfileDestroy(profile);
   if (met)
-    remark(result, MlirDiagnosticRemark,
-           "autochunk: estimated peak %llu -> %llu bytes in %lld stages (budget %llu bytes)",
-           (unsigned long long)initialPeak, (unsigned long long)peak, stage,
-           (unsigned long long)limits.budget);
+    memoptEmitOpDiagnostic(
+        result, MlirDiagnosticRemark,
+        "autochunk: estimated peak %llu -> %llu bytes in %lld stages (budget %llu bytes)",
+        (unsigned long long)initialPeak, (unsigned long long)peak, stage,
+        (unsigned long long)limits.budget);
   else
-    remark(result, MlirDiagnosticRemark,
-           "autochunk: the budget of %llu bytes is out of reach: the best is %llu bytes (from "
-           "%llu) after %lld stages, then %s; %s",
-           (unsigned long long)limits.budget, (unsigned long long)peak,
-           (unsigned long long)initialPeak, stage,
-           stage == maxStages ? "max-stages was reached" : memoptStringBufferGet(&reason),
-           keep ? "the stages are kept (allow-partial)" : "the function is left unchanged");
+    memoptEmitOpDiagnostic(
+        result, MlirDiagnosticRemark,
+        "autochunk: the budget of %llu bytes is out of reach: the best is %llu bytes (from "
+        "%llu) after %lld stages, then %s; %s",
+        (unsigned long long)limits.budget, (unsigned long long)peak,
+        (unsigned long long)initialPeak, stage,
+        stage == maxStages ? "max-stages was reached" : memoptStringBufferGet(&reason),
+        keep ? "the stages are kept (allow-partial)" : "the function is left unchanged");
   memoptStringBufferDestroy(&reason);
   return result;
 }

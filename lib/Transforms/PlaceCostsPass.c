@@ -56,8 +56,8 @@ static bool reportSegment(MlirOperation func, const char *what, size_t first, si
   bool ok =
       memoptSegmentCostEstimate(func, first, count, dataArguments, config, scale, &cost, &reason);
   if (ok)
-    memoptEmitRemark(
-        opAt(block, first),
+    memoptEmitOpDiagnostic(
+        opAt(block, first), MlirDiagnosticRemark,
         "%s: %zu ops (%zu tensor, %zu vector), forward %.6g s, %.6g flops, %.0f parameter "
         "elements, %.0f activation elements, %.0f input elements",
         what, count, cost.tensorOps, cost.vectorOps, cost.forwardSeconds, cost.flops,
@@ -93,9 +93,9 @@ static void reportSchedule(MlirOperation func, size_t first, size_t count,
                           memoptPassOptionsGetFloat(passOptions, "ilp-gap"), starts, &status);
   static const char *const statusNames[] = {"list schedule kept", "optimal", "time limit"};
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  memoptEmitRemark(opAt(block, first),
-                   "layer schedule: sequential %.6g s, list %.6g s, ilp %.6g s (%s)", sequential,
-                   list, solved, statusNames[status]);
+  memoptEmitOpDiagnostic(opAt(block, first), MlirDiagnosticRemark,
+                         "layer schedule: sequential %.6g s, list %.6g s, ilp %.6g s (%s)",
+                         sequential, list, solved, statusNames[status]);
   free(starts);
   memoptScheduleProblemDestroy(&problem);
 }
@@ -109,8 +109,9 @@ static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptio
   double scale = memoptPassOptionsGetFloat(passOptions, "batch-scale");
   size_t start = layers.bounds[0], length = layers.bounds[1] - start;
   size_t end = layers.bounds[layers.count];
-  memoptEmitRemark(
-      func, "layers: %zu from op %zu, the first of %zu ops; prologue %zu ops, epilogue %zu ops",
+  memoptEmitOpDiagnostic(
+      func, MlirDiagnosticRemark,
+      "layers: %zu from op %zu, the first of %zu ops; prologue %zu ops, epilogue %zu ops",
       layers.count, start, length, start, layers.numOps - end);
   bool ok =
       reportSegment(func, "prologue", 0, start, &config, dataArguments, scale) &&
@@ -131,9 +132,9 @@ static MlirLogicalResult runPlaceCosts(MlirOperation func, const MemoptPassOptio
     MemoptStringBuffer reason = memoptStringBufferCreate();
     if (memoptOpCostEstimate(op, &config, dataArguments, scale, &cost, &reason) &&
         cost.unit != MemoptOpUnitNone)
-      memoptEmitRemark(op, "cost: %s, %.0f flops, %.0f cycles, %.0f bytes, %.6g s",
-                       unitName(cost.unit), cost.flops, cost.cycles, cost.memoryBytes,
-                       cost.seconds);
+      memoptEmitOpDiagnostic(
+          op, MlirDiagnosticRemark, "cost: %s, %.0f flops, %.0f cycles, %.0f bytes, %.6g s",
+          unitName(cost.unit), cost.flops, cost.cycles, cost.memoryBytes, cost.seconds);
     memoptStringBufferDestroy(&reason);
   }
   return mlirLogicalResultSuccess();

@@ -14,7 +14,6 @@
 
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,18 +72,6 @@ static const MemoptPassOptionInfo options[] = {
     {"buffer-area", MemoptOptionFloat, "0.3", "mm^2 per MiB of on-chip buffer", NULL, 0, 1e3},
     MEMOPT_PLACE_ACCELERATOR_OPTIONS,
 };
-
-static void diagnose(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void diagnose(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  memoptEmitDiagnostic(mlirOperationGetLocation(op), severity, message.data);
-  memoptStringBufferDestroy(&message);
-}
 
 /* The cluster: a preset, with any option given explicitly taking over. */
 typedef struct Cluster {
@@ -249,8 +236,8 @@ static bool buildProblem(const Model *model, const Cluster *cluster,
     }
   }
   if (!ok) {
-    diagnose(model->func, MlirDiagnosticError, "place-search cannot cost the function: %s",
-             reason.data);
+    memoptEmitOpDiagnostic(model->func, MlirDiagnosticError,
+                           "place-search cannot cost the function: %s", reason.data);
     memoptStringBufferDestroy(&reason);
     return false;
   }
@@ -497,18 +484,20 @@ static void describeFailure(MlirOperation func, const Cluster *cluster, const Mo
   char hbm[32], needed[32], state[32], activations[32];
   formatBytes(cluster->hbmBytes, hbm, sizeof hbm);
   if (failure->smallestMemoryBytes > cluster->hbmBytes)
-    diagnose(func, MlirDiagnosticError,
-             "place-search: nothing fits in %s of HBM: %s alone needs %s per device at the "
-             "largest tensor-parallel degree, microbatch 1 and recompute (%s of parameters, "
-             "gradients and optimizer state, %s of activations)",
-             hbm, what, formatBytes(failure->smallestMemoryBytes, needed, sizeof needed),
-             formatBytes(failure->parameterStateBytes, state, sizeof state),
-             formatBytes(failure->activationBytes, activations, sizeof activations));
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticError,
+        "place-search: nothing fits in %s of HBM: %s alone needs %s per device at the "
+        "largest tensor-parallel degree, microbatch 1 and recompute (%s of parameters, "
+        "gradients and optimizer state, %s of activations)",
+        hbm, what, formatBytes(failure->smallestMemoryBytes, needed, sizeof needed),
+        formatBytes(failure->parameterStateBytes, state, sizeof state),
+        formatBytes(failure->activationBytes, activations, sizeof activations));
   else
-    diagnose(func, MlirDiagnosticError,
-             "place-search: no split of the %zu layers over %lld devices fits in %s of HBM per "
-             "device (every pipeline depth the devices allow is too shallow)",
-             model->problemLayers, (long long)cluster->devices, hbm);
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticError,
+        "place-search: no split of the %zu layers over %lld devices fits in %s of HBM per "
+        "device (every pipeline depth the devices allow is too shallow)",
+        model->problemLayers, (long long)cluster->devices, hbm);
 }
 
 static bool parseBaseline(const char *text, int64_t degrees[3]) {
@@ -610,15 +599,17 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   Model model = {0};
   model.func = findFunction(module);
   if (mlirOperationIsNull(model.func)) {
-    diagnose(module, MlirDiagnosticError, "place-search: the module has no function with a body");
+    memoptEmitOpDiagnostic(module, MlirDiagnosticError,
+                           "place-search: the module has no function with a body");
     return mlirLogicalResultFailure();
   }
   int64_t baselineDegrees[3] = {0, 0, 0};
   const char *baselineText = memoptPassOptionsGetString(passOptions, "baseline");
   if (*baselineText && !parseBaseline(baselineText, baselineDegrees)) {
-    diagnose(module, MlirDiagnosticError,
-             "place-search: baseline must be 'pipeline,tensor,data' (positive integers), got '%s'",
-             baselineText);
+    memoptEmitOpDiagnostic(
+        module, MlirDiagnosticError,
+        "place-search: baseline must be 'pipeline,tensor,data' (positive integers), got '%s'",
+        baselineText);
     return mlirLogicalResultFailure();
   }
   memoptLayerRecognize(model.func, &model.structure);
@@ -684,14 +675,15 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
     json_object_set_new(architecture, "chosen",
                         describeAccelerator(&accelerator, memoptAcceleratorArea(&accelerator, &areaModel)));
     json_object_set_new(architecture, "search_seconds", json_real(secondsSince(&start)));
-    diagnose(model.func, MlirDiagnosticRemark,
-             "place-search: architecture: %zu configurations within %.4g mm^2; chose %lld tensor "
-             "cores of %lldx%lld, %lld vector cores of %lld lanes, %llu MiB buffer (%.4g mm^2)",
-             candidateCount, budget, (long long)accelerator.tensorCores, (long long)accelerator.width,
-             (long long)accelerator.depth, (long long)accelerator.vectorCores,
-             (long long)accelerator.vectorWidth,
-             (unsigned long long)(accelerator.bufferBytes / (1024 * 1024)),
-             memoptAcceleratorArea(&accelerator, &areaModel));
+    memoptEmitOpDiagnostic(
+        model.func, MlirDiagnosticRemark,
+        "place-search: architecture: %zu configurations within %.4g mm^2; chose %lld tensor "
+        "cores of %lldx%lld, %lld vector cores of %lld lanes, %llu MiB buffer (%.4g mm^2)",
+        candidateCount, budget, (long long)accelerator.tensorCores, (long long)accelerator.width,
+        (long long)accelerator.depth, (long long)accelerator.vectorCores,
+        (long long)accelerator.vectorWidth,
+        (unsigned long long)(accelerator.bufferBytes / (1024 * 1024)),
+        memoptAcceleratorArea(&accelerator, &areaModel));
     free(candidates);
   }
   ProblemStorage storage;
@@ -756,14 +748,15 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
     json_object_set_new(root, "brute_force", bruteJson);
     /* Equal up to rounding of the same sums in another order. */
     if (brute.batchSeconds < plan.batchSeconds * (1 - 1e-12)) {
-      diagnose(model.func, MlirDiagnosticError,
-               "place-search: brute force finds %.9g s per batch, the DP %.9g s",
-               brute.batchSeconds, plan.batchSeconds);
+      memoptEmitOpDiagnostic(model.func, MlirDiagnosticError,
+                             "place-search: brute force finds %.9g s per batch, the DP %.9g s",
+                             brute.batchSeconds, plan.batchSeconds);
       ok = false;
     } else {
-      diagnose(model.func, MlirDiagnosticRemark,
-               "place-search: brute force agrees: %.9g s per batch over %llu candidates",
-               brute.batchSeconds, (unsigned long long)brute.evaluated);
+      memoptEmitOpDiagnostic(
+          model.func, MlirDiagnosticRemark,
+          "place-search: brute force agrees: %.9g s per batch over %llu candidates",
+          brute.batchSeconds, (unsigned long long)brute.evaluated);
     }
     memoptPlacementPlanDestroy(&brute);
   }
@@ -772,20 +765,21 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
     if (memoptPlacementEvaluateFixed(&storage.problem, baselineDegrees[0], baselineDegrees[1],
                                      baselineDegrees[2], &baseline)) {
       json_object_set_new(root, "baseline", describePlan(&baseline, &cluster));
-      diagnose(model.func, MlirDiagnosticRemark,
-               "place-search: baseline p=%lld t=%lld d=%lld takes %.6g s per batch; the plan "
-               "is %.3fx faster",
-               (long long)baselineDegrees[0], (long long)baselineDegrees[1],
-               (long long)baselineDegrees[2], baseline.batchSeconds,
-               baseline.batchSeconds / plan.batchSeconds);
+      memoptEmitOpDiagnostic(
+          model.func, MlirDiagnosticRemark,
+          "place-search: baseline p=%lld t=%lld d=%lld takes %.6g s per batch; the plan "
+          "is %.3fx faster",
+          (long long)baselineDegrees[0], (long long)baselineDegrees[1],
+          (long long)baselineDegrees[2], baseline.batchSeconds,
+          baseline.batchSeconds / plan.batchSeconds);
       memoptPlacementPlanDestroy(&baseline);
     } else {
       json_object_set_new(root, "baseline", json_null());
-      diagnose(model.func, MlirDiagnosticRemark,
-               "place-search: baseline p=%lld t=%lld d=%lld does not fit or is not a "
-               "configuration of the cluster",
-               (long long)baselineDegrees[0], (long long)baselineDegrees[1],
-               (long long)baselineDegrees[2]);
+      memoptEmitOpDiagnostic(model.func, MlirDiagnosticRemark,
+                             "place-search: baseline p=%lld t=%lld d=%lld does not fit or is not a "
+                             "configuration of the cluster",
+                             (long long)baselineDegrees[0], (long long)baselineDegrees[1],
+                             (long long)baselineDegrees[2]);
     }
   }
 
@@ -793,7 +787,7 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   if (ok && *reportPath) {
     MemoptStringBuffer error = memoptStringBufferCreate();
     if (!writeReport(reportPath, root, &error)) {
-      diagnose(module, MlirDiagnosticError, "place-search: %s", error.data);
+      memoptEmitOpDiagnostic(module, MlirDiagnosticError, "place-search: %s", error.data);
       ok = false;
     }
     memoptStringBufferDestroy(&error);
@@ -808,14 +802,15 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
                           ? "stages describe layer ranges (one layer stands for all)"
                           : "stages describe layer ranges (a stage would pass more values on than "
                             "its 8 result slots)";
-    diagnose(model.func, MlirDiagnosticRemark,
-             "place-search: %zu layers on %lld devices: pipeline %lld, tensor-parallel %lld, "
-             "data-parallel %lld, microbatch %lld (%lld per replica), %.6g s per batch, %.6g "
-             "samples/s; %s",
-             model.problemLayers, (long long)cluster.devices, (long long)plan.pipeline,
-             (long long)plan.tensorParallel, (long long)plan.dataParallel,
-             (long long)plan.microbatch, (long long)plan.microbatchCount, plan.batchSeconds,
-             (double)cluster.globalBatch / plan.batchSeconds, how);
+    memoptEmitOpDiagnostic(
+        model.func, MlirDiagnosticRemark,
+        "place-search: %zu layers on %lld devices: pipeline %lld, tensor-parallel %lld, "
+        "data-parallel %lld, microbatch %lld (%lld per replica), %.6g s per batch, %.6g "
+        "samples/s; %s",
+        model.problemLayers, (long long)cluster.devices, (long long)plan.pipeline,
+        (long long)plan.tensorParallel, (long long)plan.dataParallel, (long long)plan.microbatch,
+        (long long)plan.microbatchCount, plan.batchSeconds,
+        (double)cluster.globalBatch / plan.batchSeconds, how);
   }
   memoptPlacementPlanDestroy(&plan);
   problemStorageDestroy(&storage);

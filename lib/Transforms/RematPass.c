@@ -22,7 +22,7 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
   RematOutcome outcome;
   MemoptStringBuffer error = memoptStringBufferCreate();
   if (!rematFunction(func, &limits, &outcome, &error)) {
-    memoptEmitRemark(func, "remat: not applied: %s", error.data);
+    memoptEmitOpDiagnostic(func, MlirDiagnosticRemark, "remat: not applied: %s", error.data);
     memoptStringBufferDestroy(&error);
     return mlirLogicalResultSuccess();
   }
@@ -30,12 +30,13 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
   double share =
       outcome.functionCost > 0 ? 100.0 * outcome.recomputeCost / outcome.functionCost : 0;
   if (outcome.budgetMet && outcome.steps == 0)
-    memoptEmitRemark(
-        func, "remat: estimated peak %llu bytes is within the budget of %llu bytes; nothing to do",
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticRemark,
+        "remat: estimated peak %llu bytes is within the budget of %llu bytes; nothing to do",
         (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.budget);
   else if (outcome.budgetMet)
-    memoptEmitRemark(
-        func,
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticRemark,
         "remat: estimated peak %llu -> %llu bytes (budget %llu bytes): %zu values recomputed, "
         "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function); "
         "%zu estimates, %zu candidates refused by the estimator",
@@ -43,18 +44,19 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
         (unsigned long long)outcome.budget, outcome.steps, outcome.clonedOps, outcome.recomputeCost,
         share, outcome.estimates, outcome.rejected);
   else
-    memoptEmitRemark(
-        func,
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticRemark,
         "remat: the budget of %llu bytes is out of reach: the best is %llu bytes (from %llu), "
         "then %s; %s",
         (unsigned long long)outcome.budget, (unsigned long long)outcome.bestPeak,
         (unsigned long long)outcome.initialPeak, outcome.stopReason,
         outcome.changed ? "the steps are kept (allow-partial)" : "the function is left unchanged");
   if (!outcome.budgetMet && outcome.changed)
-    memoptEmitRemark(func,
-                     "remat: kept %zu values recomputed, %zu ops cloned, %.4g element operations "
-                     "recomputed (%.1f%% of the function)",
-                     outcome.steps, outcome.clonedOps, outcome.recomputeCost, share);
+    memoptEmitOpDiagnostic(
+        func, MlirDiagnosticRemark,
+        "remat: kept %zu values recomputed, %zu ops cloned, %.4g element operations "
+        "recomputed (%.1f%% of the function)",
+        outcome.steps, outcome.clonedOps, outcome.recomputeCost, share);
   return mlirLogicalResultSuccess();
 }
 

@@ -11,25 +11,9 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Vector.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-static void diagnose(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void diagnose(MlirOperation op, MlirDiagnosticSeverity severity, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  if (severity == MlirDiagnosticError)
-    mlirEmitError(mlirOperationGetLocation(op), message.data);
-  else
-    memoptEmitDiagnostic(mlirOperationGetLocation(op), severity, message.data);
-  memoptStringBufferDestroy(&message);
-}
 
 static double now(void) {
   struct timespec time;
@@ -121,8 +105,9 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   double start = now();
   MemoptLayerGraph *graph = memoptLayerGraphCreate(func, &error);
   if (!graph) {
-    diagnose(func, MlirDiagnosticRemark, "spm-pin-fuse: function @%.*s is not modelled: %s",
-             (int)name.length, name.data, error.data);
+    memoptEmitOpDiagnostic(func, MlirDiagnosticRemark,
+                           "spm-pin-fuse: function @%.*s is not modelled: %s", (int)name.length,
+                           name.data, error.data);
     memoptStringBufferDestroy(&error);
     return true;
   }
@@ -134,11 +119,12 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   if (target->elementBytes)
     for (size_t l = 0; l < memoptLayerGraphCount(graph); ++l)
       if (memoptLayerGraphAt(graph, l)->irElementBytes != target->elementBytes) {
-        diagnose(memoptLayerGraphAt(graph, l)->op, MlirDiagnosticError,
-                 "spm-pin-fuse: the target holds %llu-byte elements but this layer's output has "
-                 "%llu-byte elements",
-                 (unsigned long long)target->elementBytes,
-                 (unsigned long long)memoptLayerGraphAt(graph, l)->irElementBytes);
+        memoptEmitOpDiagnostic(
+            memoptLayerGraphAt(graph, l)->op, MlirDiagnosticError,
+            "spm-pin-fuse: the target holds %llu-byte elements but this layer's output has "
+            "%llu-byte elements",
+            (unsigned long long)target->elementBytes,
+            (unsigned long long)memoptLayerGraphAt(graph, l)->irElementBytes);
         memoptLayerGraphDestroy(graph);
         memoptStringBufferDestroy(&error);
         return false;
@@ -156,7 +142,7 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   intptr_t failedLayer;
   if (!spmPlanCreate(graph, target, &search, &plan, &failedLayer, &error)) {
     MlirOperation at = failedLayer >= 0 ? memoptLayerGraphAt(graph, (size_t)failedLayer)->op : func;
-    diagnose(at, MlirDiagnosticError, "spm-pin-fuse: %s", error.data);
+    memoptEmitOpDiagnostic(at, MlirDiagnosticError, "spm-pin-fuse: %s", error.data);
     memoptLayerGraphDestroy(graph);
     memoptStringBufferDestroy(&error);
     return false;
@@ -189,23 +175,24 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   size_t pinnedCount = 0;
   for (size_t l = 0; l < memoptLayerGraphCount(graph); ++l)
     pinnedCount += plan.pinned[l];
-  diagnose(func, MlirDiagnosticRemark,
-           "spm-pin-fuse (%s): @%.*s: %zu layers in %zu groups, %zu pinned; off-chip "
-           "feature-map bytes %llu, cycles %llu%s",
-           strategyName, (int)name.length, name.data, memoptLayerGraphCount(graph),
-           plan.groupCount, pinnedCount, (unsigned long long)plan.offchipBytes,
-           (unsigned long long)plan.cycles,
-           plan.packingRetries ? " (packed at a reduced capacity)" : "");
+  memoptEmitOpDiagnostic(func, MlirDiagnosticRemark,
+                         "spm-pin-fuse (%s): @%.*s: %zu layers in %zu groups, %zu pinned; off-chip "
+                         "feature-map bytes %llu, cycles %llu%s",
+                         strategyName, (int)name.length, name.data, memoptLayerGraphCount(graph),
+                         plan.groupCount, pinnedCount, (unsigned long long)plan.offchipBytes,
+                         (unsigned long long)plan.cycles,
+                         plan.packingRetries ? " (packed at a reduced capacity)" : "");
   if (search.strategy == SpmStrategyILP && baselines[2]) {
     uint64_t dp = baselines[2]->cycles, optimum = plan.cycles;
     if (search.objective == SpmObjectiveTransfer) {
       dp = baselines[2]->offchipBytes;
       optimum = plan.offchipBytes;
     }
-    diagnose(func, MlirDiagnosticRemark,
-             "spm-pin-fuse: dp reaches %llu against the ilp optimum %llu: gap %.3f%%",
-             (unsigned long long)dp, (unsigned long long)optimum,
-             optimum ? 100.0 * ((double)dp - (double)optimum) / (double)optimum : 0.0);
+    memoptEmitOpDiagnostic(func, MlirDiagnosticRemark,
+                           "spm-pin-fuse: dp reaches %llu against the ilp optimum %llu: gap %.3f%%",
+                           (unsigned long long)dp, (unsigned long long)optimum,
+                           optimum ? 100.0 * ((double)dp - (double)optimum) / (double)optimum
+                                   : 0.0);
   }
   if (report) {
     char functionName[256];
@@ -216,9 +203,9 @@ static bool planFunction(MlirOperation func, const MemoptSpmTarget *target,
   totals->cycles += plan.cycles;
   size_t built = spmEmitPlan(graph, &plan, func);
   if (built < plan.groupCount)
-    diagnose(func, MlirDiagnosticRemark,
-             "spm-pin-fuse: %zu groups have more than %d outputs and stay plain ops",
-             plan.groupCount - built, MEMOPT_MAX_SLOTS);
+    memoptEmitOpDiagnostic(func, MlirDiagnosticRemark,
+                           "spm-pin-fuse: %zu groups have more than %d outputs and stay plain ops",
+                           plan.groupCount - built, MEMOPT_MAX_SLOTS);
   for (int i = 0; i < 3; ++i)
     if (baselines[i] && baselines[i] != &plan)
       spmPlanDestroy(&baselinePlans[i]);
