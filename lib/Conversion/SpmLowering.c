@@ -2,6 +2,7 @@
  * in generic form with the inherent attributes `mlir-opt
  * --mlir-print-op-generic` shows for them in MLIR 22. */
 #include "Conversion/SpmLowering.h"
+#include "IR/IR.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -48,6 +49,17 @@ MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context) {
   if (lowering->memorySpace == 0)
     return mlirAttributeGetNull();
   return mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace);
+}
+
+bool spmInitIsUnread(MlirOperation op, intptr_t operand) {
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumRegions(op) != 1 ||
+      mlirAttributeIsNull(segments) || operand < mlirDenseI32ArrayGetElement(segments, 0))
+    return false; /* not a linalg op, or read as an input */
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  return !mlirBlockIsNull(body) && operand < mlirBlockGetNumArguments(body) &&
+         mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, operand)));
 }
 
 MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes) {

@@ -75,6 +75,11 @@ void spmLoweringDestroy(SpmLowering *lowering);
 /// (the null attribute for 0, the default space).
 MlirAttribute spmMemorySpace(const SpmLowering *lowering, MlirContext context);
 
+/// Returns true when operand `operand` of linalg op `op` is a destination
+/// (init) whose block argument the op's body never uses: its initial value is
+/// not read, as with linalg.fill.
+bool spmInitIsUnread(MlirOperation op, intptr_t operand);
+
 /// Returns `operandSegmentSizes = array<i32: sizes...>`.
 MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes);
 

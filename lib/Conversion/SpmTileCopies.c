@@ -28,7 +28,6 @@
 #include "mlir-c/Dialect/Linalg.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* The ops of one kind found in the nest. */
 typedef struct OpList {
@@ -120,22 +119,9 @@ static intptr_t sliceSizes(MlirOperation slice, MlirValue *sizes, intptr_t capac
  * argument its body never uses, as linalg.fill does. */
 static bool initialValueUnread(MlirValue value) {
   for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = mlirOpOperandGetOwner(use);
-    MlirAttribute segments = mlirOperationGetAttributeByName(
-        user, mlirStringRefCreateFromCString("operandSegmentSizes"));
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(user));
-    if (name.length < 7 || strncmp(name.data, "linalg.", 7) != 0 ||
-        mlirOperationGetNumRegions(user) != 1 || mlirAttributeIsNull(segments))
+       use = mlirOpOperandGetNextUse(use))
+    if (!spmInitIsUnread(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use)))
       return false;
-    unsigned operand = mlirOpOperandGetOperandNumber(use);
-    if (operand < (unsigned)mlirDenseI32ArrayGetElement(segments, 0))
-      return false; /* read as an input */
-    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(user, 0));
-    if (mlirBlockIsNull(body) || (intptr_t)operand >= mlirBlockGetNumArguments(body) ||
-        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, operand))))
-      return false;
-  }
   return true;
 }
 

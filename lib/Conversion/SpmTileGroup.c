@@ -25,7 +25,6 @@
 #include "mlir-c/Dialect/Transform/Interpreter.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Temporary tags the transform script matches, removed after each group. */
 static const char tileRootAttribute[] = "memopt.spm_tile_root";    /* the op to tile */
@@ -114,9 +113,7 @@ static void cannotLower(MlirOperation group, const char *format, ...) {
 }
 
 static bool isLinalgOp(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length > 7 && memcmp(name.data, "linalg.", 7) == 0 &&
-         mlirOperationGetNumRegions(op) == 1;
+  return memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) == 1;
 }
 
 /* The loop of `op` (a checked last op) that iterates over dimension `dim` of
@@ -274,19 +271,13 @@ static void ownDestination(MlirOperation root) {
  * fuse_into_containing_op, and a value the body does not read need not be
  * kept. */
 static void freshUnreadDestinations(MlirOperation op) {
-  if (mlirOperationGetNumRegions(op) != 1)
-    return;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  intptr_t operands = mlirOperationGetNumOperands(op);
-  if (mlirBlockIsNull(body) || mlirBlockGetNumArguments(body) != operands)
-    return;
-  for (intptr_t i = inputCount(op); i < operands; ++i) {
+  for (intptr_t i = inputCount(op); i < mlirOperationGetNumOperands(op); ++i) {
     MlirValue init = mlirOperationGetOperand(op, i);
     MlirType type = mlirValueGetType(init);
     if (!mlirValueIsAOpResult(init) ||
         (memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasOneUse(init)) ||
-        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i))) ||
-        !mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type))
+        !spmInitIsUnread(op, i) || !mlirTypeIsARankedTensor(type) ||
+        !mlirShapedTypeHasStaticShape(type))
       continue;
     MemoptBuilder builder = {mlirOperationGetBlock(op), op, mlirOperationGetLocation(op)};
     mlirOperationSetOperand(op, i, memoptBuildTensorEmpty(&builder, type, NULL, 0));
