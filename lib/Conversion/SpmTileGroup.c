@@ -1,11 +1,14 @@
 /* Tiling one spm.group: its body is inlined, and each output it yields is
- * tiled by upstream tile-and-fuse, run through a transform script on
+ * tiled by upstream tile-and-fuse, run through transform scripts on
  * temporary tags:
  *
  *   %root = transform.structured.match attributes {memopt.spm_tile_root} in %func
- *   %tiled, %loops:K = transform.structured.tile_using_for %root tile_sizes [...]
- *   %producers = transform.structured.match attributes {memopt.spm_fuse} in %func
- *   transform.structured.fuse_into_containing_op %producers into <innermost loop>
+ *   transform.structured.tile_using_for %root tile_sizes [...]
+ * then, for each producer of the group, consumers first:
+ *   %loop = transform.get_parent_op %root {op_name = "scf.for"}
+ *   %producer = transform.structured.match attributes {memopt.spm_fuse = N} in %func
+ *   transform.structured.fuse_into_containing_op %producer into %loop
+ * and last:
  *   transform.apply_cse to <the new loop nest>
  *   transform.apply_dce to %func
  *
@@ -338,45 +341,95 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
   return tagged;
 }
 
-/* Writes the transform script tiling the op tagged `tileRootAttribute` by
- * `sizes` (one per loop of it, 0: not tiled; `loops` are not 0) and fusing
- * the ops tagged `fuseAttribute` (when `fuse`) into the innermost loop. */
-static void writeScript(MemoptStringBuffer *script, const int64_t *sizes, intptr_t count,
-                        intptr_t loops, bool fuse) {
+/* Numbers the ops tagged `fuseAttribute` in `block` (up to `root`) from the
+ * last to the first in program order, replacing each tag by its number: the
+ * order in which they are fused, one at a time, every consumer before its
+ * producers.
+ * Returns a malloc'ed array telling, by number, which are tensor.pad ops. */
+static bool *numberProducers(MlirOperation root, MlirBlock block, size_t count) {
+  MlirContext context = mlirOperationGetContext(root);
+  bool *isPad = calloc(count ? count : 1, sizeof *isPad);
+  if (!isPad)
+    abort();
+  size_t remaining = count;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       remaining > 0 && !mlirOperationEqual(op, root); op = mlirOperationGetNextInBlock(op)) {
+    if (!hasAttribute(op, fuseAttribute))
+      continue;
+    --remaining;
+    isPad[remaining] = memoptOperationIsA(op, "tensor.pad");
+    mlirOperationSetAttributeByName(
+        op, mlirStringRefCreateFromCString(fuseAttribute),
+        mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), (int64_t)remaining));
+  }
+  return isPad;
+}
+
+/* Opens a transform script on the function, with %root the op tagged
+ * `tileRootAttribute`. */
+static void beginScript(MemoptStringBuffer *script) {
   memoptStringBufferAppendFormat(
       script,
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @__transform_main(%%func: !transform.any_op) {\n"
       "    %%root = transform.structured.match attributes {%s} in %%func"
-      " : (!transform.any_op) -> !transform.any_op\n"
-      "    %%tiled, %%loops:%ld = transform.structured.tile_using_for %%root tile_sizes [",
-      tileRootAttribute, (long)loops);
+      " : (!transform.any_op) -> !transform.any_op\n",
+      tileRootAttribute);
+}
+
+static void endScript(MemoptStringBuffer *script) {
+  memoptStringBufferAppendCString(script, "    transform.yield\n"
+                                          "  }\n"
+                                          "}\n");
+}
+
+/* Writes the script tiling root by `sizes` (one per loop of it, 0: not
+ * tiled; `loops` are not 0). */
+static void writeTileScript(MemoptStringBuffer *script, const int64_t *sizes, intptr_t count,
+                            intptr_t loops) {
+  beginScript(script);
+  memoptStringBufferAppendFormat(
+      script, "    %%tiled, %%loops:%ld = transform.structured.tile_using_for %%root tile_sizes [",
+      (long)loops);
   for (intptr_t i = 0; i < count; ++i)
     memoptStringBufferAppendFormat(script, "%s%lld", i ? ", " : "", (long long)sizes[i]);
   memoptStringBufferAppendCString(script, "] : (!transform.any_op) -> (!transform.any_op");
   for (intptr_t i = 0; i < loops; ++i)
     memoptStringBufferAppendCString(script, ", !transform.any_op");
   memoptStringBufferAppendCString(script, ")\n");
-  if (fuse)
-    memoptStringBufferAppendFormat(
-        script,
-        "    %%producers = transform.structured.match attributes {%s} in %%func"
-        " : (!transform.any_op) -> !transform.any_op\n"
-        "    %%fused, %%loop = transform.structured.fuse_into_containing_op %%producers into "
-        "%%loops#%ld : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
-        "!transform.any_op)\n",
-        fuseAttribute, (long)(loops - 1));
-  /* CSE only inside the new loop nest (fusion clones a producer once per
-   * use): on the whole function it would replace ops of groups not lowered
-   * yet by equal ops already outside them, taking them out of their group. */
-  const char *nest = loops > 1 || !fuse ? "%loops#0" : "%loop";
-  memoptStringBufferAppendFormat(script,
-                                 "    transform.apply_cse to %s : !transform.any_op\n"
-                                 "    transform.apply_dce to %%func : !transform.any_op\n"
-                                 "    transform.yield\n"
-                                 "  }\n"
-                                 "}\n",
-                                 nest);
+  endScript(script);
+}
+
+/* Writes the script fusing the producer numbered `step` by numberProducers
+ * into the innermost loop around the tiled root. */
+static void writeFuseScript(MemoptStringBuffer *script, size_t step) {
+  beginScript(script);
+  memoptStringBufferAppendFormat(
+      script,
+      "    %%loop = transform.get_parent_op %%root {op_name = \"scf.for\"}"
+      " : (!transform.any_op) -> !transform.any_op\n"
+      "    %%producer = transform.structured.match attributes {%s = %zu : i64} in %%func"
+      " : (!transform.any_op) -> !transform.any_op\n"
+      "    %%fused, %%fusedLoop = transform.structured.fuse_into_containing_op %%producer into "
+      "%%loop : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+      fuseAttribute, step);
+  endScript(script);
+}
+
+/* Writes the script cleaning up after fusion: CSE only inside the loop nest
+ * of `loops` loops (fusion clones a producer once per use; on the whole
+ * function CSE would replace ops of groups not lowered yet by equal ops
+ * already outside them, taking them out of their group), then DCE. */
+static void writeCleanupScript(MemoptStringBuffer *script, intptr_t loops) {
+  beginScript(script);
+  memoptStringBufferAppendFormat(
+      script,
+      "    %%nest = transform.get_parent_op %%root {op_name = \"scf.for\", nth_parent = %ld : i64}"
+      " : (!transform.any_op) -> !transform.any_op\n"
+      "    transform.apply_cse to %%nest : !transform.any_op\n"
+      "    transform.apply_dce to %%func : !transform.any_op\n",
+      (long)loops);
+  endScript(script);
 }
 
 /* The tile sizes of each loop of `root` for the group's `tile`, clipped to
@@ -494,6 +547,78 @@ static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, Ml
   }
 }
 
+static MlirWalkResult findTiledRoot(MlirOperation op, void *userData) {
+  if (!hasAttribute(op, tileRootAttribute) ||
+      !memoptOperationIsA(mlirOperationGetParentOperation(op), "scf.for"))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)userData = op;
+  return MlirWalkResultInterrupt;
+}
+
+/* A fused pad's tile is guarded by an scf.if for an empty source slice,
+ * with the slice of the pad's source in its else block. Fusing the source's
+ * producer into that nested block leaves the original pad with a null
+ * operand or crashes (MLIR 22), so such slices of a producer still to fuse,
+ * whose operands are all computed before the scf.if, move in front of it:
+ * an empty slice is legal, and the producer is then fused at the top of the
+ * loop body. */
+static void hoistGuardedSlices(MlirOperation loop) {
+  MlirBlock body = memoptSingleBlock(loop);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!memoptOperationIsA(op, "scf.if") || mlirOperationGetNumRegions(op) < 2)
+      continue;
+    MlirBlock otherwise = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
+    if (mlirBlockIsNull(otherwise))
+      continue;
+    for (MlirOperation inner = mlirBlockGetFirstOperation(otherwise);
+         !mlirOperationIsNull(inner);) {
+      MlirOperation next = mlirOperationGetNextInBlock(inner);
+      MlirValue source = mlirOperationGetOperand(inner, 0);
+      bool movable = memoptOperationIsA(inner, "tensor.extract_slice") &&
+                     mlirValueIsAOpResult(source) &&
+                     hasAttribute(mlirOpResultGetOwner(source), fuseAttribute);
+      for (intptr_t i = 0; movable && i < mlirOperationGetNumOperands(inner); ++i)
+        movable = !memoptValueIsDefinedInside(mlirOperationGetOperand(inner, i), op);
+      if (movable)
+        mlirOperationMoveBefore(inner, op);
+      inner = next;
+    }
+  }
+}
+
+/* Runs the script in `script` on the function, then empties it. */
+static bool applyAndClear(SpmLowering *lowering, MemoptStringBuffer *script) {
+  MlirLogicalResult result = applyScript(lowering->func, memoptStringBufferGet(script));
+  memoptStringBufferClear(script);
+  return mlirLogicalResultIsSuccess(result);
+}
+
+/* Tiles the op tagged `tileRootAttribute` by `sizes` and fuses the `fused`
+ * producers numbered by numberProducers into its innermost loop, one at a
+ * time. */
+static bool tileAndFuse(SpmLowering *lowering, const int64_t *sizes, intptr_t count, intptr_t loops,
+                        size_t fused, const bool *isPad) {
+  MemoptStringBuffer script = memoptStringBufferCreate();
+  writeTileScript(&script, sizes, count, loops);
+  bool ok = applyAndClear(lowering, &script);
+  for (size_t step = 0; ok && step < fused; ++step) {
+    writeFuseScript(&script, step);
+    ok = applyAndClear(lowering, &script);
+    if (ok && isPad[step]) {
+      MlirOperation tiledRoot = {NULL};
+      mlirOperationWalk(lowering->func, findTiledRoot, &tiledRoot, MlirWalkPreOrder);
+      hoistGuardedSlices(mlirOperationGetParentOperation(tiledRoot));
+    }
+  }
+  if (ok) {
+    writeCleanupScript(&script, loops);
+    ok = applyAndClear(lowering, &script);
+  }
+  memoptStringBufferDestroy(&script);
+  return ok;
+}
+
 /* Tiles `root` (in `block`, directly under `parent`) with its producers of
  * the group, then localizes its tiles. On success sets `pendingRoot` to the
  * next output of the group to tile, if any. */
@@ -508,20 +633,18 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   ownDestination(root);
   mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
-  bool fuse = tagProducers(root, block) > 0;
-  MemoptStringBuffer script = memoptStringBufferCreate();
-  writeScript(&script, sizes, count, loops, fuse);
+  size_t fused = tagProducers(root, block);
+  bool *isPad = numberProducers(root, block, fused);
+  bool tiled = tileAndFuse(lowering, sizes, count, loops, fused, isPad);
+  free(isPad);
   free(sizes);
-  MlirLogicalResult tiled = applyScript(lowering->func, memoptStringBufferGet(&script));
-  memoptStringBufferDestroy(&script);
 
   Untag untagged = {block, false, {NULL}, {NULL}};
   mlirOperationWalk(lowering->func, untag, &untagged, MlirWalkPreOrder);
   *pendingRoot = untagged.pendingRoot;
-  /* MLIR 22's fusion can leave an operand of a fused pad dangling (seen on
-   * torch-mlir's EfficientNet-B0); stop with an error rather than tile on. */
-  if (mlirLogicalResultIsFailure(tiled) || mlirOperationIsNull(untagged.tiledRoot) ||
-      !mlirOperationVerify(lowering->func))
+  /* Upstream fusion may still leave IR that does not verify; stop with an
+   * error rather than tile on. */
+  if (!tiled || mlirOperationIsNull(untagged.tiledRoot) || !mlirOperationVerify(lowering->func))
     return false;
   MlirOperation inner = mlirOperationGetParentOperation(untagged.tiledRoot);
   MlirOperation outer = inner;
