@@ -1,5 +1,6 @@
 /* Counting the bytes the lowered program copies between off-chip memory and
- * the scratchpad, to set against spm-pin-fuse's modelled `spm.offchip_bytes`.
+ * the scratchpad, to set against spm-pin-fuse's modelled `spm.offchip_bytes`,
+ * and checking which elements a tile loop's slices cover.
  * The lowering records each copy site (SpmLowering.h); this file runs each
  * tile loop nest symbolically, evaluating its index arithmetic (arith,
  * affine.apply/min/max) iteration by iteration, taking the branch of each
@@ -73,13 +74,16 @@ static void mapDestroy(PointerMap *map) {
   free(map->values);
 }
 
-/* The state of one symbolic run. */
-typedef struct Run {
+/* The state of one symbolic run. Each time a site op executes, `visit` is
+ * called with the site's tag. */
+typedef struct Run Run;
+struct Run {
   PointerMap values; /* index and integer values computed so far */
-  PointerMap sites;  /* copy site op -> its SpmCopyKind */
-  SpmCopyTotals *totals;
+  PointerMap sites;  /* site op -> its tag */
+  void (*visit)(Run *run, MlirOperation site, int64_t tag);
+  void *userData;
   bool unknown; /* some size could not be evaluated */
-} Run;
+};
 
 static bool valueOf(Run *run, MlirValue value, int64_t *result) {
   if (mapGet(&run->values, value.ptr, result))
@@ -250,16 +254,43 @@ static bool evaluate(Run *run, MlirOperation op, int64_t *result) {
   }
 }
 
-/* Bytes of the slice a copy site moves: its sizes (static, or operands
- * `firstSize`... in order) times the element size. */
+/* The element size in bytes of a shaped type; 0 when unknown. */
+static int64_t elementBytes(MlirType type) {
+  MlirType element = mlirShapedTypeGetElementType(type);
+  return mlirTypeIsAFloat(element)     ? mlirFloatTypeGetWidth(element) / 8
+         : mlirTypeIsAInteger(element) ? (mlirIntegerTypeGetWidth(element) + 7) / 8
+                                       : 0;
+}
+
+/* Evaluates the offsets, sizes or strides (`segment` 0, 1 or 2) of a
+ * tensor.extract_slice or insert_slice into `values` (its rank of them). */
+static bool sliceOperands(Run *run, MlirOperation slice, intptr_t segment, int64_t *values) {
+  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
+  bool insert = memoptOperationIsA(slice, "tensor.insert_slice");
+  MlirAttribute fixed =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[segment]));
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  /* Operand segments: source (and dest), then offsets, sizes, strides. */
+  intptr_t first = insert ? 2 : 1;
+  intptr_t operand = 0;
+  for (intptr_t i = 0; i < first + segment; ++i)
+    operand += mlirDenseI32ArrayGetElement(segments, i);
+  for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(fixed); ++d) {
+    values[d] = mlirDenseI64ArrayGetElement(fixed, d);
+    if (mlirShapedTypeIsDynamicSize(values[d]) &&
+        !valueOf(run, mlirOperationGetOperand(slice, operand++), &values[d]))
+      return false;
+  }
+  return true;
+}
+
+/* Bytes of the slice a copy site moves: its sizes times the element size. */
 static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
   bool insert = memoptOperationIsA(site, "tensor.insert_slice");
   MlirType type =
       mlirValueGetType(insert ? mlirOperationGetOperand(site, 0) : mlirOperationGetResult(site, 0));
-  MlirType element = mlirShapedTypeGetElementType(type);
-  int64_t size = mlirTypeIsAFloat(element)     ? mlirFloatTypeGetWidth(element) / 8
-                 : mlirTypeIsAInteger(element) ? (mlirIntegerTypeGetWidth(element) + 7) / 8
-                                               : 0;
+  int64_t size = elementBytes(type);
   if (!memoptOperationIsA(site, "tensor.extract_slice") && !insert) {
     /* a copy of a whole tensor: linalg.copy */
     if (!mlirShapedTypeHasStaticShape(type))
@@ -271,35 +302,34 @@ static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
   }
   MlirAttribute staticSizes =
       mlirOperationGetAttributeByName(site, mlirStringRefCreateFromCString("static_sizes"));
-  MlirAttribute segments =
-      mlirOperationGetAttributeByName(site, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  intptr_t offsetsSegment = insert ? 2 : 1;
-  intptr_t operand = offsetsSegment + mlirDenseI32ArrayGetElement(segments, offsetsSegment);
-  for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(staticSizes); ++d) {
-    int64_t extent = mlirDenseI64ArrayGetElement(staticSizes, d);
-    if (mlirShapedTypeIsDynamicSize(extent) &&
-        !valueOf(run, mlirOperationGetOperand(site, operand++), &extent))
-      return false;
-    size *= extent;
-  }
+  intptr_t rank = mlirDenseArrayGetNumElements(staticSizes);
+  int64_t *sizes = malloc(sizeof *sizes * (size_t)(rank ? rank : 1));
+  if (!sizes)
+    abort();
+  bool ok = sliceOperands(run, site, 1, sizes);
+  for (intptr_t d = 0; ok && d < rank; ++d)
+    size *= sizes[d];
+  free(sizes);
   *bytes = size;
-  return true;
+  return ok;
 }
 
+/* The visitor of spmCountCopies: adds the bytes of a site of kind `kind`. */
 static void countSite(Run *run, MlirOperation op, int64_t kind) {
+  SpmCopyTotals *totals = run->userData;
   int64_t bytes;
   if (!siteBytes(run, op, &bytes)) {
     run->unknown = true;
     return;
   }
   if (kind == SpmCopyTileLoad)
-    run->totals->loadedBytes += (uint64_t)bytes;
+    totals->loadedBytes += (uint64_t)bytes;
   else if (kind == SpmCopyTileStore)
-    run->totals->storedBytes += (uint64_t)bytes;
+    totals->storedBytes += (uint64_t)bytes;
   else if (kind == SpmCopyWeightLoad)
-    run->totals->weightBytes += (uint64_t)bytes;
+    totals->weightBytes += (uint64_t)bytes;
   else
-    run->totals->explicitBytes += (uint64_t)bytes;
+    totals->explicitBytes += (uint64_t)bytes;
 }
 
 static void runBlock(Run *run, MlirBlock block);
@@ -324,7 +354,7 @@ static void runBlock(Run *run, MlirBlock block) {
        op = mlirOperationGetNextInBlock(op)) {
     int64_t value = 0;
     if (mapGet(&run->sites, op.ptr, &value))
-      countSite(run, op, value);
+      run->visit(run, op, value);
     if (memoptOperationIsA(op, "scf.for")) {
       runLoop(run, op);
     } else if (memoptOperationIsA(op, "scf.if")) {
@@ -382,7 +412,7 @@ static SpmCopyKind countedKind(const SpmCopySite *site) {
 
 bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
   memset(totals, 0, sizeof *totals);
-  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, totals, false};
+  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, countSite, totals, false};
   for (size_t i = 0; i < lowering->copyCount; ++i)
     if (countedKind(&lowering->copies[i]) != SpmCopyNone)
       mapPut(&run.sites, lowering->copies[i].op.ptr, countedKind(&lowering->copies[i]));
@@ -403,4 +433,79 @@ bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
   mapDestroy(&run.values);
   mapDestroy(&run.sites);
   return !run.unknown;
+}
+
+/* Which elements of a slice's source the slices taken so far cover. */
+typedef struct Coverage {
+  const int64_t *shape;
+  intptr_t rank;
+  unsigned char *covered; /* one flag per element, row-major */
+} Coverage;
+
+/* The visitor of spmSliceCoversSource: flags the elements of the slice. */
+static void coverSlice(Run *run, MlirOperation slice, int64_t tag) {
+  (void)tag;
+  Coverage *coverage = run->userData;
+  intptr_t rank = coverage->rank;
+  int64_t *box = malloc(sizeof *box * (size_t)(4 * (rank ? rank : 1)));
+  if (!box)
+    abort();
+  int64_t *offsets = box, *sizes = box + rank, *strides = box + 2 * rank, *index = box + 3 * rank;
+  bool ok = sliceOperands(run, slice, 0, offsets) && sliceOperands(run, slice, 1, sizes) &&
+            sliceOperands(run, slice, 2, strides);
+  for (intptr_t d = 0; ok && d < rank; ++d) /* unit strides, inside the source */
+    ok = strides[d] == 1 && offsets[d] >= 0 && sizes[d] >= 0 &&
+         offsets[d] + sizes[d] <= coverage->shape[d];
+  bool empty = false;
+  for (intptr_t d = 0; ok && d < rank; ++d) {
+    empty = empty || sizes[d] == 0;
+    index[d] = 0;
+  }
+  if (!ok)
+    run->unknown = true;
+  /* Odometer over the box, the last dimension fastest. */
+  while (ok && !empty) {
+    int64_t linear = 0;
+    for (intptr_t d = 0; d < rank; ++d)
+      linear = linear * coverage->shape[d] + offsets[d] + index[d];
+    coverage->covered[linear] = 1;
+    intptr_t d = rank - 1;
+    while (d >= 0 && ++index[d] == sizes[d])
+      index[d--] = 0;
+    if (d < 0)
+      break;
+  }
+  free(box);
+}
+
+bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice) {
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(slice, 0));
+  MlirType result = mlirValueGetType(mlirOperationGetResult(slice, 0));
+  if (!mlirShapedTypeHasStaticShape(source) ||
+      mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(result))
+    return false;
+  intptr_t rank = mlirShapedTypeGetRank(source);
+  int64_t *shape = malloc(sizeof *shape * (size_t)(rank ? rank : 1));
+  if (!shape)
+    abort();
+  size_t elements = 1;
+  for (intptr_t d = 0; d < rank; ++d) {
+    shape[d] = mlirShapedTypeGetDimSize(source, d);
+    elements *= (size_t)shape[d];
+  }
+  Coverage coverage = {shape, rank, calloc(elements ? elements : 1, 1)};
+  bool covers = coverage.covered != NULL;
+  if (covers) {
+    Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, coverSlice, &coverage, false};
+    mapPut(&run.sites, slice.ptr, 0);
+    runLoop(&run, nest);
+    covers = !run.unknown;
+    for (size_t i = 0; covers && i < elements; ++i)
+      covers = coverage.covered[i];
+    mapDestroy(&run.values);
+    mapDestroy(&run.sites);
+  }
+  free(coverage.covered);
+  free(shape);
+  return covers;
 }

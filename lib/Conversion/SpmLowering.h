@@ -62,6 +62,11 @@ void spmLoweringAddCopy(SpmLowering *lowering, MlirOperation op, SpmCopyKind kin
 /// slice size could not be evaluated (those copies are left out).
 bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals);
 
+/// Runs the tile loop nest `nest` symbolically; true when the slices the
+/// tensor.extract_slice `slice` in it takes (unit strides, same rank) cover
+/// every element of its static-shaped source.
+bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice);
+
 /// Records `value` as living in the pin arena.
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value);
 

@@ -13,8 +13,9 @@
  *   transform.apply_dce to %func
  *
  * Only the group's own layers are tagged for fusion, so a group never
- * recomputes another group's maps. The outputs other than the last op's are
- * tiled first, each in its own loop nest (see tileRoot's caller). */
+ * recomputes another group's maps. The last op's loop nest also yields the
+ * group's other outputs it computes (yieldFusedOutputs); an output it cannot
+ * yield gets a loop nest of its own (see spmLowerGroup). */
 #include "Conversion/SpmLowering.h"
 #include "IR/IR.h"
 #include "Support/Support.h"
@@ -341,6 +342,55 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
   return tagged;
 }
 
+/* The op of `block` that is or contains `op`; null when none is. */
+static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/* True when `use` is by an op of the group being lowered (in `block`). */
+static bool isGroupUse(MlirOpOperand use, MlirBlock block) {
+  MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), block);
+  return !mlirOperationIsNull(user) && hasAttribute(user, groupOpAttribute);
+}
+
+static bool usedOutsideGroup(MlirOperation op, MlirBlock block) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+    for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+      if (!isGroupUse(use, block))
+        return true;
+  return false;
+}
+
+/* Fusing a producer that ops after the loop also use crashes MLIR 22 (its
+ * fuse_into_containing_op yields such a producer only from an scf.forall).
+ * So each producer to fuse that ops outside the group use gets an untagged
+ * copy, right after it, for those uses; yieldFusedOutputs may later replace
+ * the copy by the tiles the loop computes. */
+static void detachOutsideUses(MlirOperation root, MlirBlock block) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, root);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!hasAttribute(op, fuseAttribute) || !usedOutsideGroup(op, block))
+      continue;
+    MlirOperation copy = mlirOperationClone(op);
+    removeAttribute(copy, fuseAttribute);
+    mlirBlockInsertOwnedOperationAfter(block, op, copy);
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+      MlirValue result = mlirOperationGetResult(op, r);
+      for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use);) {
+        MlirOpOperand next = mlirOpOperandGetNextUse(use);
+        if (!isGroupUse(use, block))
+          mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use),
+                                  mlirOperationGetResult(copy, r));
+        use = next;
+      }
+    }
+    op = copy;
+  }
+}
+
 /* Numbers the ops tagged `fuseAttribute` in `block` (up to `root`) from the
  * last to the first in program order, replacing each tag by its number: the
  * order in which they are fused, one at a time, every consumer before its
@@ -587,6 +637,157 @@ static void hoistGuardedSlices(MlirOperation loop) {
   }
 }
 
+/* True when every use of `value` is in an op of `block` after `loop` (or
+ * nested in one). */
+static bool usedOnlyAfter(MlirValue value, MlirOperation loop) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), mlirOperationGetBlock(loop));
+    if (mlirOperationIsNull(user) || !mlirOperationIsBeforeInBlock(loop, user))
+      return false;
+  }
+  return true;
+}
+
+/* The op of `block` tagged as a pending root, still used, whose destination
+ * is `destination`: the original of a tile computed in the loop nest. */
+static MlirOperation originalOf(MlirValue destination, MlirBlock block) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(destination); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (mlirBlockEqual(mlirOperationGetBlock(user), block) &&
+        hasAttribute(user, pendingRootAttribute) && isLinalgOp(user) &&
+        mlirOpOperandGetOperandNumber(use) == inputCount(user) &&
+        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(user, 0))))
+      return user;
+  }
+  return (MlirOperation){NULL};
+}
+
+/* True when `slice` takes the whole of its source, statically. */
+static bool takesWhole(MlirOperation slice) {
+  if (mlirOperationGetNumOperands(slice) != 1) /* no dynamic offset, size or stride */
+    return false;
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(slice, 0));
+  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
+  for (int i = 0; i < 3; ++i) {
+    MlirAttribute values =
+        mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[i]));
+    for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(values); ++d) {
+      int64_t whole = i == 0 ? 0 : i == 1 ? mlirShapedTypeGetDimSize(source, d) : 1;
+      if (mlirDenseI64ArrayGetElement(values, d) != whole)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Builds, before `terminator`, the store of `tile` into `carried` where
+ * `slice` took it: a tensor.insert_slice at the slice's offsets, sizes and
+ * strides (SpmTileCopies then counts it). A tile that is the whole tensor
+ * is copied with linalg.copy instead, recorded here: the whole-tensor
+ * insert_slice would fold to the tile, whose buffer is not the loop's. */
+static MlirValue storeTile(SpmLowering *lowering, MlirOperation outer, MlirOperation terminator,
+                           MlirValue tile, MlirValue carried, MlirOperation slice) {
+  MemoptBuilder builder = memoptBuilderBefore(terminator);
+  if (takesWhole(slice)) {
+    MlirValue copied = spmBuildCopy(&builder, tile, carried);
+    spmLoweringAddCopy(lowering, mlirOpResultGetOwner(copied), SpmCopyTileStore, outer);
+    return copied;
+  }
+  MlirContext context = mlirOperationGetContext(terminator);
+  intptr_t indexCount = mlirOperationGetNumOperands(slice) - 1;
+  MlirValue *operands = malloc(sizeof *operands * (size_t)(indexCount + 2));
+  if (!operands)
+    abort();
+  operands[0] = tile;
+  operands[1] = carried;
+  for (intptr_t i = 0; i < indexCount; ++i)
+    operands[2 + i] = mlirOperationGetOperand(slice, 1 + i);
+  MlirAttribute sliceSegments =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  int32_t segments[5] = {1, 1, mlirDenseI32ArrayGetElement(sliceSegments, 1),
+                         mlirDenseI32ArrayGetElement(sliceSegments, 2),
+                         mlirDenseI32ArrayGetElement(sliceSegments, 3)};
+  static const char *const staticNames[] = {"static_offsets", "static_sizes", "static_strides"};
+  MlirNamedAttribute attributes[4];
+  attributes[0] = spmSegmentSizes(context, 5, segments);
+  for (int i = 0; i < 3; ++i)
+    attributes[1 + i] = memoptNamedAttribute(
+        context, staticNames[i],
+        mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(staticNames[i])));
+  MlirValue inserted =
+      memoptBuildOneResult(&builder, "tensor.insert_slice", operands, indexCount + 2,
+                           mlirValueGetType(carried), attributes, 4);
+  free(operands);
+  return inserted;
+}
+
+/* Makes the nest `nest` (outermost first, `loops` deep) also compute the
+ * output `original`: each loop carries a new tensor, the innermost stores
+ * the fused `tile` of it where its destination `slice` was taken, and the
+ * nest's new result replaces `original`, which is erased. */
+static void yieldFromNest(SpmLowering *lowering, MlirOperation *nest, intptr_t loops,
+                          MlirOperation tile, MlirOperation slice, MlirOperation original) {
+  MlirValue result = mlirOperationGetResult(original, 0);
+  MemoptBuilder before = memoptBuilderBefore(nest[0]);
+  MlirValue carried = memoptBuildTensorEmpty(&before, mlirValueGetType(result), NULL, 0);
+  for (intptr_t k = 0; k < loops; ++k) {
+    nest[k] = memoptForAppendIterArg(nest[k], carried);
+    MlirBlock body = memoptSingleBlock(nest[k]);
+    carried = mlirBlockGetArgument(body, mlirBlockGetNumArguments(body) - 1);
+  }
+  MlirOperation terminator = mlirBlockGetTerminator(memoptSingleBlock(nest[loops - 1]));
+  memoptTerminatorAppendOperand(
+      terminator,
+      storeTile(lowering, nest[0], terminator, mlirOperationGetResult(tile, 0), carried, slice));
+  for (intptr_t k = loops - 2; k >= 0; --k) {
+    MlirOperation inner = nest[k + 1];
+    memoptTerminatorAppendOperand(
+        mlirBlockGetTerminator(memoptSingleBlock(nest[k])),
+        mlirOperationGetResult(inner, mlirOperationGetNumResults(inner) - 1));
+  }
+  mlirValueReplaceAllUsesOfWith(
+      result, mlirOperationGetResult(nest[0], mlirOperationGetNumResults(nest[0]) - 1));
+  memoptEraseOp(original);
+}
+
+/* The group's other outputs that were fused into the tile loop nest of the
+ * last op (`loops` deep) are computed there tile by tile, as the cost model
+ * has it: the nest stores each such tile and yields the whole output,
+ * instead of the output being computed in a loop of its own, stored, and
+ * loaded back. Only where the tiles cover the whole output (a strided
+ * consumer may skip rows) and every other user follows the nest. */
+static void yieldFusedOutputs(SpmLowering *lowering, MlirBlock block, intptr_t loops) {
+  MlirOperation tiledRoot = {NULL};
+  mlirOperationWalk(lowering->func, findTiledRoot, &tiledRoot, MlirWalkPreOrder);
+  MlirOperation *nest = malloc(sizeof *nest * (size_t)loops);
+  if (!nest)
+    abort();
+  nest[loops - 1] = mlirOperationGetParentOperation(tiledRoot);
+  for (intptr_t k = loops - 2; k >= 0; --k)
+    nest[k] = mlirOperationGetParentOperation(nest[k + 1]);
+  MlirBlock body = memoptSingleBlock(nest[loops - 1]);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!hasAttribute(op, pendingRootAttribute) || !isLinalgOp(op) ||
+        mlirOperationGetNumResults(op) != 1)
+      continue;
+    MlirValue init = mlirOperationGetOperand(op, inputCount(op));
+    if (!mlirValueIsAOpResult(init) ||
+        !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
+      continue;
+    MlirOperation slice = mlirOpResultGetOwner(init);
+    MlirOperation original = originalOf(mlirOperationGetOperand(slice, 0), block);
+    if (mlirOperationIsNull(original) ||
+        !usedOnlyAfter(mlirOperationGetResult(original, 0), nest[0]) ||
+        !spmSliceCoversSource(nest[0], slice))
+      continue;
+    yieldFromNest(lowering, nest, loops, op, slice, original);
+  }
+  free(nest);
+}
+
 /* Runs the script in `script` on the function, then empties it. */
 static bool applyAndClear(SpmLowering *lowering, MemoptStringBuffer *script) {
   MlirLogicalResult result = applyScript(lowering->func, memoptStringBufferGet(script));
@@ -597,8 +798,8 @@ static bool applyAndClear(SpmLowering *lowering, MemoptStringBuffer *script) {
 /* Tiles the op tagged `tileRootAttribute` by `sizes` and fuses the `fused`
  * producers numbered by numberProducers into its innermost loop, one at a
  * time. */
-static bool tileAndFuse(SpmLowering *lowering, const int64_t *sizes, intptr_t count, intptr_t loops,
-                        size_t fused, const bool *isPad) {
+static bool tileAndFuse(SpmLowering *lowering, MlirBlock block, const int64_t *sizes,
+                        intptr_t count, intptr_t loops, size_t fused, const bool *isPad) {
   MemoptStringBuffer script = memoptStringBufferCreate();
   writeTileScript(&script, sizes, count, loops);
   bool ok = applyAndClear(lowering, &script);
@@ -611,6 +812,8 @@ static bool tileAndFuse(SpmLowering *lowering, const int64_t *sizes, intptr_t co
       hoistGuardedSlices(mlirOperationGetParentOperation(tiledRoot));
     }
   }
+  if (ok && fused > 0)
+    yieldFusedOutputs(lowering, block, loops);
   if (ok) {
     writeCleanupScript(&script, loops);
     ok = applyAndClear(lowering, &script);
@@ -634,8 +837,9 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
   size_t fused = tagProducers(root, block);
+  detachOutsideUses(root, block);
   bool *isPad = numberProducers(root, block, fused);
-  bool tiled = tileAndFuse(lowering, sizes, count, loops, fused, isPad);
+  bool tiled = tileAndFuse(lowering, block, sizes, count, loops, fused, isPad);
   free(isPad);
   free(sizes);
 
@@ -663,20 +867,13 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   MlirBlock block = mlirOperationGetBlock(group);
   MlirLocation location = mlirOperationGetLocation(group);
   inlineGroup(group, last);
-  /* The other outputs the group yields first, each in its own tile loop,
-   * then the last op's: its loop then reads them as it reads any tensor
-   * made before it, instead of recomputing them. (Fusing a producer that
-   * other ops also use crashes upstream fusion in MLIR 22 on
-   * squeeze-and-excitation blocks.) */
-  bool ok = true;
-  Untag first = {block, false, {NULL}, {NULL}};
-  mlirOperationWalk(lowering->func, untag, &first, MlirWalkPreOrder);
-  for (MlirOperation root = first.pendingRoot; ok && !mlirOperationIsNull(root);)
+  /* The last op first, with the group's layers fused into its loop nest,
+   * which also yields the other outputs it computes (yieldFusedOutputs);
+   * each output left then gets a tile loop of its own. */
+  MlirOperation root;
+  bool ok = tileRoot(last, tile, block, parent, lowering, &root);
+  while (ok && !mlirOperationIsNull(root))
     ok = tileRoot(root, tile, block, parent, lowering, &root);
-  if (ok) {
-    MlirOperation none;
-    ok = tileRoot(last, tile, block, parent, lowering, &none);
-  }
   Untag done = {block, true, {NULL}, {NULL}};
   mlirOperationWalk(lowering->func, untag, &done, MlirWalkPreOrder);
   if (!ok) {

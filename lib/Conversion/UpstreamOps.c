@@ -264,6 +264,59 @@ MlirOperation memoptBuildFor(const MemoptBuilder *builder, MlirValue lower, Mlir
   return loop;
 }
 
+MlirOperation memoptForAppendIterArg(MlirOperation loop, MlirValue init) {
+  intptr_t operandCount = mlirOperationGetNumOperands(loop);
+  intptr_t resultCount = mlirOperationGetNumResults(loop);
+  intptr_t attributeCount = mlirOperationGetNumAttributes(loop);
+  MlirValue *operands = malloc(sizeof *operands * (size_t)(operandCount + 1));
+  MlirType *types = malloc(sizeof *types * (size_t)(resultCount + 1));
+  MlirNamedAttribute *attributes =
+      malloc(sizeof *attributes * (size_t)(attributeCount ? attributeCount : 1));
+  if (!operands || !types || !attributes)
+    abort();
+  for (intptr_t i = 0; i < operandCount; ++i)
+    operands[i] = mlirOperationGetOperand(loop, i);
+  operands[operandCount] = init;
+  for (intptr_t i = 0; i < resultCount; ++i)
+    types[i] = mlirValueGetType(mlirOperationGetResult(loop, i));
+  types[resultCount] = mlirValueGetType(init);
+  for (intptr_t i = 0; i < attributeCount; ++i)
+    attributes[i] = mlirOperationGetAttribute(loop, i);
+  MlirLocation location = mlirOperationGetLocation(loop);
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("scf.for"), location);
+  mlirOperationStateAddOperands(&state, operandCount + 1, operands);
+  mlirOperationStateAddResults(&state, resultCount + 1, types);
+  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
+  MlirRegion body = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  MemoptBuilder builder = memoptBuilderBefore(loop);
+  MlirOperation replacement = memoptInsertOp(&builder, &state);
+  /* The body moves over whole: its ops keep their identity. */
+  mlirRegionTakeBody(mlirOperationGetRegion(replacement, 0), mlirOperationGetRegion(loop, 0));
+  mlirBlockAddArgument(memoptSingleBlock(replacement), types[resultCount], location);
+  for (intptr_t i = 0; i < resultCount; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, i),
+                                  mlirOperationGetResult(replacement, i));
+  memoptEraseOp(loop);
+  free(operands);
+  free(types);
+  free(attributes);
+  return replacement;
+}
+
+void memoptTerminatorAppendOperand(MlirOperation terminator, MlirValue value) {
+  intptr_t count = mlirOperationGetNumOperands(terminator);
+  MlirValue *operands = malloc(sizeof *operands * (size_t)(count + 1));
+  if (!operands)
+    abort();
+  for (intptr_t i = 0; i < count; ++i)
+    operands[i] = mlirOperationGetOperand(terminator, i);
+  operands[count] = value;
+  mlirOperationSetOperands(terminator, count + 1, operands);
+  free(operands);
+}
+
 MlirBlock memoptSingleBlock(MlirOperation op) {
   return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 }

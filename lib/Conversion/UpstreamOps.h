@@ -93,6 +93,14 @@ MlirValue memoptBuildInsertSliceAlong(const MemoptBuilder *builder, MlirValue so
 MlirOperation memoptBuildFor(const MemoptBuilder *builder, MlirValue lower, MlirValue upper,
                              MlirValue step, const MlirValue *inits, intptr_t initCount);
 
+/// Replaces the scf.for `loop` by one that also carries `init` (the new
+/// block argument and result come last) and returns it; the caller appends
+/// the value to carry on to its terminator (memoptTerminatorAppendOperand).
+MlirOperation memoptForAppendIterArg(MlirOperation loop, MlirValue init);
+
+/// Appends `value` to the operands of `terminator` (an scf.yield).
+void memoptTerminatorAppendOperand(MlirOperation terminator, MlirValue value);
+
 /// Returns the body block of an op with one single-block region (scf.for).
 MlirBlock memoptSingleBlock(MlirOperation op);
 
