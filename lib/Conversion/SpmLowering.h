@@ -18,7 +18,8 @@ typedef enum SpmCopyKind {
   SpmCopyTileLoad,        /* a tile of a feature map read by a group (tensor.extract_slice) */
   SpmCopyTileStore,       /* a result tile written to its destination (tensor.insert_slice) */
   SpmCopyDestinationLoad, /* the initial value of a result tile (tensor.extract_slice) */
-  SpmCopyWeightLoad,      /* a tensor every tile reads, loaded once (tensor.extract_slice) */
+  SpmCopyWeightLoad,      /* a tensor every tile reads, loaded once, or a tile of a constant
+                             tensor (tensor.extract_slice) */
   SpmCopyExplicit,        /* spm.load or spm.store (linalg.copy) */
 } SpmCopyKind;
 
@@ -35,7 +36,7 @@ typedef struct SpmCopySite {
 typedef struct SpmCopyTotals {
   uint64_t loadedBytes;   /* feature-map tiles loaded, halos included */
   uint64_t storedBytes;   /* result tiles stored off-chip (not those written into a pin) */
-  uint64_t weightBytes;   /* tensors loaded once per group */
+  uint64_t weightBytes;   /* tensors loaded once per group, tiles of constant tensors */
   uint64_t explicitBytes; /* spm.load and spm.store */
 } SpmCopyTotals;
 

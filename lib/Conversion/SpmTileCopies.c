@@ -182,6 +182,23 @@ static bool insertedIntoScratchpad(MlirValue value) {
   return true;
 }
 
+/* True when `value` is computed from constants alone (arith.constant, and
+ * empty tensors, linalg ops and region-free ops reading only such values):
+ * weights to the cost model, as a broadcast bias is, never a feature map. */
+static bool isConstantData(MlirValue value) {
+  if (!mlirValueIsAOpResult(value))
+    return false;
+  MlirOperation op = mlirOpResultGetOwner(value);
+  if (memoptOperationIsA(op, "arith.constant"))
+    return true;
+  if (mlirOperationGetNumRegions(op) > 0 && !memoptOperationIsInDialect(op, "linalg"))
+    return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (!isConstantData(mlirOperationGetOperand(op, i)))
+      return false;
+  return true;
+}
+
 static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperation inner,
                           SpmLowering *lowering) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
@@ -203,12 +220,15 @@ static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperatio
     spmLoweringAddCopy(lowering, slice, SpmCopyTileLoad, outer);
     return;
   }
-  /* A load that does not depend on the tile happens once. */
+  /* A load that does not depend on the tile happens once. A tile of a
+   * constant tensor (a bias broadcast to the output's shape) is a weight
+   * load per tile. */
   if (indicesOutside(slice, outer)) {
     mlirOperationMoveBefore(slice, outer);
     spmLoweringAddCopy(lowering, slice, SpmCopyWeightLoad, (MlirOperation){NULL});
   } else {
-    spmLoweringAddCopy(lowering, slice, SpmCopyTileLoad, outer);
+    spmLoweringAddCopy(lowering, slice,
+                       isConstantData(source) ? SpmCopyWeightLoad : SpmCopyTileLoad, outer);
   }
   localize(slice, true, lowering);
 }

@@ -650,16 +650,23 @@ static bool usedOnlyAfter(MlirValue value, MlirOperation loop) {
 }
 
 /* The op of `block` tagged as a pending root, still used, whose destination
- * is `destination`: the original of a tile computed in the loop nest. */
+ * is `destination` or a fill of it: the original of a tile computed in the
+ * loop nest. */
 static MlirOperation originalOf(MlirValue destination, MlirBlock block) {
   for (MlirOpOperand use = mlirValueGetFirstUse(destination); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation user = mlirOpOperandGetOwner(use);
-    if (mlirBlockEqual(mlirOperationGetBlock(user), block) &&
-        hasAttribute(user, pendingRootAttribute) && isLinalgOp(user) &&
-        mlirOpOperandGetOperandNumber(use) == inputCount(user) &&
-        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(user, 0))))
+    if (!mlirBlockEqual(mlirOperationGetBlock(user), block) || !isLinalgOp(user) ||
+        mlirOpOperandGetOperandNumber(use) != inputCount(user))
+      continue;
+    if (memoptOperationIsA(user, "linalg.fill")) {
+      MlirOperation filled = originalOf(mlirOperationGetResult(user, 0), block);
+      if (!mlirOperationIsNull(filled))
+        return filled;
+    } else if (hasAttribute(user, pendingRootAttribute) &&
+               !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(user, 0)))) {
       return user;
+    }
   }
   return (MlirOperation){NULL};
 }
@@ -773,7 +780,12 @@ static void yieldFusedOutputs(SpmLowering *lowering, MlirBlock block, intptr_t l
     if (!hasAttribute(op, pendingRootAttribute) || !isLinalgOp(op) ||
         mlirOperationGetNumResults(op) != 1)
       continue;
+    /* The tile's destination: a slice of the output's, or a fill of one (a
+     * convolution's zeroed accumulator). */
     MlirValue init = mlirOperationGetOperand(op, inputCount(op));
+    while (mlirValueIsAOpResult(init) &&
+           memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
+      init = mlirOperationGetOperand(mlirOpResultGetOwner(init), 1);
     if (!mlirValueIsAOpResult(init) ||
         !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
       continue;
