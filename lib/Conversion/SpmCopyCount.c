@@ -509,3 +509,59 @@ bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice) {
   free(shape);
   return covers;
 }
+
+/* The box the outer slice of spmSliceContains took last, and whether every
+ * inner slice so far lay inside it. */
+typedef struct Containment {
+  intptr_t rank;
+  int64_t *outer; /* offsets, then sizes */
+  bool seen;      /* the outer slice has run */
+  bool contained;
+} Containment;
+
+/* The visitor of spmSliceContains: tag 0 records the outer slice's box,
+ * tag 1 checks the inner slice's against it. */
+static void checkContainment(Run *run, MlirOperation slice, int64_t tag) {
+  Containment *containment = run->userData;
+  intptr_t rank = containment->rank;
+  int64_t *box = malloc(sizeof *box * (size_t)(3 * (rank ? rank : 1)));
+  if (!box)
+    abort();
+  bool ok = sliceOperands(run, slice, 0, box) && sliceOperands(run, slice, 1, box + rank) &&
+            sliceOperands(run, slice, 2, box + 2 * rank);
+  for (intptr_t d = 0; ok && d < rank; ++d)
+    ok = box[2 * rank + d] == 1;
+  if (!ok) {
+    run->unknown = true;
+  } else if (tag == 0) {
+    memcpy(containment->outer, box, sizeof *box * (size_t)(2 * rank));
+    containment->seen = true;
+  } else {
+    bool inside = containment->seen;
+    for (intptr_t d = 0; inside && d < rank; ++d)
+      inside = box[d] >= containment->outer[d] &&
+               box[d] + box[rank + d] <= containment->outer[d] + containment->outer[rank + d];
+    containment->contained = containment->contained && inside;
+  }
+  free(box);
+}
+
+bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inner) {
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(outer, 0)));
+  if (rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(outer, 0))) ||
+      rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(inner, 0))))
+    return false;
+  Containment containment = {rank, malloc(sizeof(int64_t) * (size_t)(2 * (rank ? rank : 1))),
+                             false, true};
+  if (!containment.outer)
+    abort();
+  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, checkContainment, &containment, false};
+  mapPut(&run.sites, outer.ptr, 0);
+  mapPut(&run.sites, inner.ptr, 1);
+  runLoop(&run, nest);
+  bool contained = !run.unknown && containment.contained;
+  mapDestroy(&run.values);
+  mapDestroy(&run.sites);
+  free(containment.outer);
+  return contained;
+}

@@ -68,6 +68,11 @@ bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals);
 /// every element of its static-shaped source.
 bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice);
 
+/// Runs the tile loop nest `nest` symbolically; true when every time the
+/// tensor.extract_slice `inner` runs, its box lies in the one `outer` (of the
+/// same source, earlier in the same block) took last (unit strides).
+bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inner);
+
 /// Records `value` as living in the pin arena.
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value);
 

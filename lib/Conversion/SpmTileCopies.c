@@ -326,13 +326,117 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
   memoptEraseOp(op);
 }
 
+/* The index `d` of `slice`'s offsets (`which` 0) or sizes (1), built as a
+ * constant when static. */
+static MlirValue sliceIndex(const MemoptBuilder *builder, MlirOperation slice, intptr_t which,
+                            intptr_t d) {
+  static const char *const names[] = {"static_offsets", "static_sizes"};
+  MlirAttribute values =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[which]));
+  /* Operands: source, the dynamic offsets, then the dynamic sizes. */
+  intptr_t operand = 1 + (which == 1 ? segment(slice, 1) : 0);
+  for (intptr_t i = 0; i < d; ++i)
+    operand += mlirShapedTypeIsDynamicSize(mlirDenseI64ArrayGetElement(values, i));
+  return indexAt(builder, values, d, slice, &operand);
+}
+
+/* Replaces `inner` by a slice of `outer`'s result (inner's box, shifted by
+ * outer's offsets): what it reads is then in the scratchpad already. */
+static void sliceFromOuter(MlirOperation inner, MlirOperation outer) {
+  MlirContext context = mlirOperationGetContext(inner);
+  MemoptBuilder builder = memoptBuilderBefore(inner);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(inner, 0)));
+  MlirAttribute innerSizes =
+      mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("static_sizes"));
+  MlirValue *operands = malloc(sizeof *operands * (size_t)(1 + 2 * rank));
+  int64_t *staticValues = malloc(sizeof *staticValues * (size_t)(3 * (rank ? rank : 1)));
+  if (!operands || !staticValues)
+    abort();
+  intptr_t count = 0;
+  operands[count++] = mlirOperationGetResult(outer, 0);
+  int32_t dynamicSizes = 0;
+  MlirAttribute innerOffsets =
+      mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("static_offsets"));
+  MlirAttribute outerOffsets =
+      mlirOperationGetAttributeByName(outer, mlirStringRefCreateFromCString("static_offsets"));
+  int32_t dynamicOffsets = 0;
+  for (intptr_t d = 0; d < rank; ++d) {
+    int64_t from = mlirDenseI64ArrayGetElement(innerOffsets, d);
+    int64_t base = mlirDenseI64ArrayGetElement(outerOffsets, d);
+    staticValues[2 * rank + d] = 1;
+    if (!mlirShapedTypeIsDynamicStrideOrOffset(from) &&
+        !mlirShapedTypeIsDynamicStrideOrOffset(base)) {
+      staticValues[d] = from - base;
+      continue;
+    }
+    operands[count++] = memoptBuildIndexArith(&builder, "arith.subi", sliceIndex(&builder, inner, 0, d),
+                                              sliceIndex(&builder, outer, 0, d));
+    staticValues[d] = mlirShapedTypeGetDynamicStrideOrOffset();
+    ++dynamicOffsets;
+  }
+  for (intptr_t d = 0; d < rank; ++d) {
+    staticValues[rank + d] = mlirDenseI64ArrayGetElement(innerSizes, d);
+    if (mlirShapedTypeIsDynamicSize(staticValues[rank + d])) {
+      operands[count++] = sliceIndex(&builder, inner, 1, d);
+      ++dynamicSizes;
+    }
+  }
+  MlirNamedAttribute attributes[] = {
+      memoptNamedAttribute(context, "static_offsets",
+                           mlirDenseI64ArrayGet(context, rank, staticValues)),
+      memoptNamedAttribute(context, "static_sizes",
+                           mlirDenseI64ArrayGet(context, rank, staticValues + rank)),
+      memoptNamedAttribute(context, "static_strides",
+                           mlirDenseI64ArrayGet(context, rank, staticValues + 2 * rank)),
+      spmSegmentSizes(context, 4, (int32_t[]){1, dynamicOffsets, dynamicSizes, 0}),
+  };
+  MlirValue shifted =
+      memoptBuildOneResult(&builder, "tensor.extract_slice", operands, count,
+                           mlirValueGetType(mlirOperationGetResult(inner, 0)), attributes, 4);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(inner, 0), shifted);
+  memoptEraseOp(inner);
+  free(operands);
+  free(staticValues);
+}
+
+/* A tile often reads one off-chip map through two slices, one inside the
+ * other (a residual add's rows inside the halo rows a convolution reads):
+ * the inner one is taken from the outer one's scratchpad copy instead of
+ * being loaded again. Both are in the innermost loop's body, the outer one
+ * first; containment is checked by running the nest. Erased slices become
+ * null in `slices`. */
+static void shareContainedLoads(OpList *slices, MlirOperation outer, MlirOperation inner,
+                                const SpmLowering *lowering) {
+  MlirBlock body = memoptSingleBlock(inner);
+  for (size_t i = 0; i < slices->count; ++i) {
+    MlirOperation slice = slices->ops[i];
+    MlirValue source = mlirOperationGetOperand(slice, 0);
+    if (!mlirBlockEqual(mlirOperationGetBlock(slice), body) || !definedOutside(source, outer) ||
+        spmLoweringIsPinned(lowering, source) || isConstantData(source))
+      continue;
+    for (size_t j = 0; j < slices->count; ++j) {
+      MlirOperation other = slices->ops[j];
+      if (j == i || mlirOperationIsNull(other) ||
+          !mlirValueEqual(mlirOperationGetOperand(other, 0), source) ||
+          !mlirBlockEqual(mlirOperationGetBlock(other), body) ||
+          !mlirOperationIsBeforeInBlock(other, slice) || !spmSliceContains(outer, other, slice))
+        continue;
+      sliceFromOuter(slice, other);
+      slices->ops[i] = (MlirOperation){NULL};
+      break;
+    }
+  }
+}
+
 void spmLocalizeTiles(MlirOperation outer, MlirOperation inner, SpmLowering *lowering) {
   Found found = {inner, {NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}};
   mlirOperationWalk(inner, findSlices, &found, MlirWalkPreOrder);
   for (size_t i = 0; i < found.fills.count; ++i)
     fillInScratchpad(found.fills.ops[i], lowering);
+  shareContainedLoads(&found.slices, outer, inner, lowering);
   for (size_t i = 0; i < found.slices.count; ++i)
-    localizeSlice(found.slices.ops[i], outer, inner, lowering);
+    if (!mlirOperationIsNull(found.slices.ops[i]))
+      localizeSlice(found.slices.ops[i], outer, inner, lowering);
   for (size_t i = 0; i < found.stores.count; ++i)
     spmLoweringAddCopy(lowering, found.stores.ops[i], SpmCopyTileStore, outer);
   free(found.slices.ops);
