@@ -374,7 +374,8 @@ static void runBlock(Run *run, MlirBlock block) {
 }
 
 /* True when the loop-carried tensor `value` starts from a view of the pin
- * arena (bufferization.to_tensor), through the inits of enclosing loops. */
+ * arena (bufferization.to_tensor), through the inits of enclosing loops and
+ * a copy into the view (of a value the loop starts from). */
 static bool inPinArena(MlirValue value) {
   while (mlirValueIsABlockArgument(value)) {
     MlirOperation loop = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
@@ -384,6 +385,8 @@ static bool inPinArena(MlirValue value) {
     /* scf.for operands: lower, upper, step, then the inits of iter_args 1... */
     value = mlirOperationGetOperand(loop, 2 + number);
   }
+  if (mlirValueIsAOpResult(value) && memoptOperationIsA(mlirOpResultGetOwner(value), "linalg.copy"))
+    value = mlirOperationGetOperand(mlirOpResultGetOwner(value), 1);
   return mlirValueIsAOpResult(value) &&
          memoptOperationIsA(mlirOpResultGetOwner(value), "bufferization.to_tensor");
 }
@@ -551,8 +554,8 @@ bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inn
   if (rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(outer, 0))) ||
       rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(inner, 0))))
     return false;
-  Containment containment = {rank, malloc(sizeof(int64_t) * (size_t)(2 * (rank ? rank : 1))),
-                             false, true};
+  Containment containment = {rank, malloc(sizeof(int64_t) * (size_t)(2 * (rank ? rank : 1))), false,
+                             true};
   if (!containment.outer)
     abort();
   Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, checkContainment, &containment, false};

@@ -63,7 +63,8 @@ bool spmInitIsUnread(MlirOperation op, intptr_t operand) {
 }
 
 MlirNamedAttribute spmSegmentSizes(MlirContext context, intptr_t count, const int32_t *sizes) {
-  return memoptNamedAttribute(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, count, sizes));
+  return memoptNamedAttribute(context, "operandSegmentSizes",
+                              mlirDenseI32ArrayGet(context, count, sizes));
 }
 
 MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
@@ -72,13 +73,14 @@ MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
   MlirContext context = mlirLocationGetContext(builder->location);
   MlirNamedAttribute attributes[] = {
       spmSegmentSizes(context, 3, (int32_t[]){(int32_t)dynamicSizeCount, 0, 0}),
-      memoptNamedAttribute(context, "memory_space",
-            mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace)),
+      memoptNamedAttribute(
+          context, "memory_space",
+          mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), lowering->memorySpace)),
   };
   /* Memory space 0 is the default one, which alloc_tensor takes when none is given. */
   intptr_t attributeCount = lowering->memorySpace == 0 ? 1 : 2;
-  return memoptBuildOneResult(builder, "bufferization.alloc_tensor", dynamicSizes, dynamicSizeCount, type,
-                    attributes, attributeCount);
+  return memoptBuildOneResult(builder, "bufferization.alloc_tensor", dynamicSizes, dynamicSizeCount,
+                              type, attributes, attributeCount);
 }
 
 /* Creates the named linalg op `name` with one input and one init. */
@@ -107,4 +109,18 @@ MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue 
 
 MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination) {
   return buildNamedUnary(builder, "linalg.copy", source, destination);
+}
+
+bool spmIsConstantData(MlirValue value) {
+  if (!mlirValueIsAOpResult(value))
+    return false;
+  MlirOperation op = mlirOpResultGetOwner(value);
+  if (memoptOperationIsA(op, "arith.constant"))
+    return true;
+  if (mlirOperationGetNumRegions(op) > 0 && !memoptOperationIsInDialect(op, "linalg"))
+    return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (!spmIsConstantData(mlirOperationGetOperand(op, i)))
+      return false;
+  return true;
 }

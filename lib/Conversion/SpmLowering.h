@@ -73,6 +73,11 @@ bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice);
 /// same source, earlier in the same block) took last (unit strides).
 bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inner);
 
+/// True when `value` is computed from constants alone (arith.constant, and
+/// empty tensors, linalg ops and region-free ops reading only such values):
+/// weights to the cost model, as a broadcast bias is, never a feature map.
+bool spmIsConstantData(MlirValue value);
+
 /// Records `value` as living in the pin arena.
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value);
 

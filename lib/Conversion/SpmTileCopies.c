@@ -16,7 +16,7 @@
  *   for a slice only inserted into a padded scratchpad tile (that insert
  *   is the load).
  *
- * The loop's tensor.insert_slice of the result tile (now in memory space N)
+ * The loop's tensor.insert_slice (or linalg.copy) of a result tile (now in memory space N)
  * into its destination is the store; it bufferizes to a memref.copy into
  * the destination's subview. Pads and generated tensors of a tile are built
  * in the scratchpad too (fillInScratchpad). */
@@ -49,7 +49,7 @@ static void append(OpList *list, MlirOperation op) {
 typedef struct Found {
   MlirOperation inner;
   OpList slices; /* tensor.extract_slice anywhere in the innermost loop */
-  OpList stores; /* tensor.insert_slice of a result tile into the loop's destination */
+  OpList stores; /* insert_slice (or linalg.copy) of a result tile into the loop's destination */
   OpList fills;  /* tensor.pad and tensor.generate of one value defined outside them */
 } Found;
 
@@ -81,7 +81,8 @@ static MlirWalkResult findSlices(MlirOperation op, void *userData) {
   Found *found = userData;
   if (memoptOperationIsA(op, "tensor.extract_slice"))
     append(&found->slices, op);
-  else if (memoptOperationIsA(op, "tensor.insert_slice") &&
+  else if ((memoptOperationIsA(op, "tensor.insert_slice") ||
+            memoptOperationIsA(op, "linalg.copy")) &&
            isIterArg(mlirOperationGetOperand(op, 1), found->inner))
     append(&found->stores, op);
   else if ((memoptOperationIsA(op, "tensor.pad") || memoptOperationIsA(op, "tensor.generate")) &&
@@ -182,23 +183,6 @@ static bool insertedIntoScratchpad(MlirValue value) {
   return true;
 }
 
-/* True when `value` is computed from constants alone (arith.constant, and
- * empty tensors, linalg ops and region-free ops reading only such values):
- * weights to the cost model, as a broadcast bias is, never a feature map. */
-static bool isConstantData(MlirValue value) {
-  if (!mlirValueIsAOpResult(value))
-    return false;
-  MlirOperation op = mlirOpResultGetOwner(value);
-  if (memoptOperationIsA(op, "arith.constant"))
-    return true;
-  if (mlirOperationGetNumRegions(op) > 0 && !memoptOperationIsInDialect(op, "linalg"))
-    return false;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    if (!isConstantData(mlirOperationGetOperand(op, i)))
-      return false;
-  return true;
-}
-
 static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperation inner,
                           SpmLowering *lowering) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
@@ -228,7 +212,7 @@ static void localizeSlice(MlirOperation slice, MlirOperation outer, MlirOperatio
     spmLoweringAddCopy(lowering, slice, SpmCopyWeightLoad, (MlirOperation){NULL});
   } else {
     spmLoweringAddCopy(lowering, slice,
-                       isConstantData(source) ? SpmCopyWeightLoad : SpmCopyTileLoad, outer);
+                       spmIsConstantData(source) ? SpmCopyWeightLoad : SpmCopyTileLoad, outer);
   }
   localize(slice, true, lowering);
 }
@@ -317,7 +301,8 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
             mlirDenseI64ArrayGet(context, rank, staticStrides)),
         spmSegmentSizes(context, 5, (int32_t[]){1, 1, (int32_t)rank, dynamicSizes, 0}),
     };
-    filled = memoptBuildOneResult(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);
+    filled =
+        memoptBuildOneResult(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);
     free(operands);
     free(staticOffsets);
   }
@@ -369,8 +354,9 @@ static void sliceFromOuter(MlirOperation inner, MlirOperation outer) {
       staticValues[d] = from - base;
       continue;
     }
-    operands[count++] = memoptBuildIndexArith(&builder, "arith.subi", sliceIndex(&builder, inner, 0, d),
-                                              sliceIndex(&builder, outer, 0, d));
+    operands[count++] =
+        memoptBuildIndexArith(&builder, "arith.subi", sliceIndex(&builder, inner, 0, d),
+                              sliceIndex(&builder, outer, 0, d));
     staticValues[d] = mlirShapedTypeGetDynamicStrideOrOffset();
     ++dynamicOffsets;
   }
@@ -412,7 +398,7 @@ static void shareContainedLoads(OpList *slices, MlirOperation outer, MlirOperati
     MlirOperation slice = slices->ops[i];
     MlirValue source = mlirOperationGetOperand(slice, 0);
     if (!mlirBlockEqual(mlirOperationGetBlock(slice), body) || !definedOutside(source, outer) ||
-        spmLoweringIsPinned(lowering, source) || isConstantData(source))
+        spmLoweringIsPinned(lowering, source) || spmIsConstantData(source))
       continue;
     for (size_t j = 0; j < slices->count; ++j) {
       MlirOperation other = slices->ops[j];

@@ -691,17 +691,14 @@ static bool takesWhole(MlirOperation slice) {
 
 /* Builds, before `terminator`, the store of `tile` into `carried` where
  * `slice` took it: a tensor.insert_slice at the slice's offsets, sizes and
- * strides (SpmTileCopies then counts it). A tile that is the whole tensor
- * is copied with linalg.copy instead, recorded here: the whole-tensor
- * insert_slice would fold to the tile, whose buffer is not the loop's. */
-static MlirValue storeTile(SpmLowering *lowering, MlirOperation outer, MlirOperation terminator,
-                           MlirValue tile, MlirValue carried, MlirOperation slice) {
+ * strides. A tile that is the whole tensor is copied with linalg.copy
+ * instead: the whole-tensor insert_slice would fold to the tile, whose
+ * buffer is not the loop's. (SpmTileCopies counts either as a store.) */
+static MlirValue storeTile(MlirOperation terminator, MlirValue tile, MlirValue carried,
+                           MlirOperation slice) {
   MemoptBuilder builder = memoptBuilderBefore(terminator);
-  if (takesWhole(slice)) {
-    MlirValue copied = spmBuildCopy(&builder, tile, carried);
-    spmLoweringAddCopy(lowering, mlirOpResultGetOwner(copied), SpmCopyTileStore, outer);
-    return copied;
-  }
+  if (takesWhole(slice))
+    return spmBuildCopy(&builder, tile, carried);
   MlirContext context = mlirOperationGetContext(terminator);
   intptr_t indexCount = mlirOperationGetNumOperands(slice) - 1;
   MlirValue *operands = malloc(sizeof *operands * (size_t)(indexCount + 2));
@@ -734,8 +731,8 @@ static MlirValue storeTile(SpmLowering *lowering, MlirOperation outer, MlirOpera
  * output `original`: each loop carries a new tensor, the innermost stores
  * the fused `tile` of it where its destination `slice` was taken, and the
  * nest's new result replaces `original`, which is erased. */
-static void yieldFromNest(SpmLowering *lowering, MlirOperation *nest, intptr_t loops,
-                          MlirOperation tile, MlirOperation slice, MlirOperation original) {
+static void yieldFromNest(MlirOperation *nest, intptr_t loops, MlirOperation tile,
+                          MlirOperation slice, MlirOperation original) {
   MlirValue result = mlirOperationGetResult(original, 0);
   MemoptBuilder before = memoptBuilderBefore(nest[0]);
   MlirValue carried = memoptBuildTensorEmpty(&before, mlirValueGetType(result), NULL, 0);
@@ -747,7 +744,7 @@ static void yieldFromNest(SpmLowering *lowering, MlirOperation *nest, intptr_t l
   MlirOperation terminator = mlirBlockGetTerminator(memoptSingleBlock(nest[loops - 1]));
   memoptTerminatorAppendOperand(
       terminator,
-      storeTile(lowering, nest[0], terminator, mlirOperationGetResult(tile, 0), carried, slice));
+      storeTile(terminator, mlirOperationGetResult(tile, 0), carried, slice));
   for (intptr_t k = loops - 2; k >= 0; --k) {
     MlirOperation inner = nest[k + 1];
     memoptTerminatorAppendOperand(
@@ -795,7 +792,7 @@ static void yieldFusedOutputs(SpmLowering *lowering, MlirBlock block, intptr_t l
         !usedOnlyAfter(mlirOperationGetResult(original, 0), nest[0]) ||
         !spmSliceCoversSource(nest[0], slice))
       continue;
-    yieldFromNest(lowering, nest, loops, op, slice, original);
+    yieldFromNest(nest, loops, op, slice, original);
   }
   free(nest);
 }

@@ -162,11 +162,13 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
   return mlirOpResultGetOwner(pinned);
 }
 
-/* When the pinned value is a result of a group's tile loops that start from
- * a tensor.empty, the loops write their tiles straight into the arena
- * instead of into an off-chip tensor that is then copied: the loop starts
- * from the arena view, and the materialization goes. */
-static void pinInPlace(MlirOperation materialize) {
+/* When the pinned value is a result of a group's tile loops, the loops
+ * write their tiles straight into the arena instead of into an off-chip
+ * tensor that is then copied: the loop starts from the arena view, and the
+ * materialization goes. A loop that starts from a value (a convolution
+ * accumulating into its broadcast bias, as torch-mlir writes it) starts from
+ * a copy of it into the view: a load, of weights when it is constant data. */
+static void pinInPlace(MlirOperation materialize, SpmLowering *lowering) {
   MlirValue source = mlirOperationGetOperand(materialize, 0);
   if (!mlirValueIsAOpResult(source) || !memoptOperationIsA(mlirOpResultGetOwner(source), "scf.for"))
     return;
@@ -174,13 +176,20 @@ static void pinInPlace(MlirOperation materialize) {
   /* scf.for operands: lower, upper, step, then one init per result. */
   intptr_t initIndex = 3 + mlirOpResultGetResultNumber(source);
   MlirValue init = mlirOperationGetOperand(loop, initIndex);
-  if (!mlirValueIsAOpResult(init) ||
-      !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty"))
-    return;
-  mlirOperationSetOperand(loop, initIndex, mlirOperationGetOperand(materialize, 1));
+  MlirValue view = mlirOperationGetOperand(materialize, 1);
+  bool empty =
+      mlirValueIsAOpResult(init) && memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty");
+  if (!empty) {
+    MemoptBuilder builder = memoptBuilderBefore(loop);
+    view = spmBuildCopy(&builder, init, view);
+    spmLoweringAddCopy(lowering, mlirOpResultGetOwner(view),
+                       spmIsConstantData(init) ? SpmCopyWeightLoad : SpmCopyTileLoad,
+                       (MlirOperation){NULL});
+  }
+  mlirOperationSetOperand(loop, initIndex, view);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(materialize, 0), source);
   memoptEraseOp(materialize);
-  if (mlirOpOperandIsNull(mlirValueGetFirstUse(init)))
+  if (mlirValueIsAOpResult(init) && mlirOpOperandIsNull(mlirValueGetFirstUse(init)))
     memoptEraseOp(mlirOpResultGetOwner(init));
 }
 
@@ -266,7 +275,7 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
     if (!mlirOperationIsNull(ops.ops[i]) && memoptOperationIsA(ops.ops[i], "spm.pin")) {
       if (mlirValueIsNull(arena))
         arena = buildArena(func, arenaBytes, &lowering);
-      pinInPlace(lowerPin(ops.ops[i], arena, &lowering));
+      pinInPlace(lowerPin(ops.ops[i], arena, &lowering), &lowering);
     }
   if (ok && reportCopies)
     reportCopiedBytes(func, &lowering);
