@@ -124,3 +124,23 @@ bool spmIsConstantData(MlirValue value) {
       return false;
   return true;
 }
+
+bool spmRemoveTag(MlirOperation op, const char *name) {
+  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+bool spmHasTag(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
+bool spmIsLinalgOp(MlirOperation op) {
+  return memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) == 1;
+}
+
+intptr_t spmLinalgInputCount(MlirOperation op) {
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  return mlirAttributeIsNull(segments) ? mlirOperationGetNumOperands(op)
+                                       : mlirDenseI32ArrayGetElement(segments, 0);
+}

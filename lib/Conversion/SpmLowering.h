@@ -111,6 +111,36 @@ MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue 
 /// Creates `linalg.copy ins(source) outs(destination)`; returns its result.
 MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination);
 
+/// Temporary tags on the ops of the group being lowered (SpmTileGroup.c):
+/// an op of the group, a producer to fuse into the tile loop (its value is
+/// the order of fusion), an output of the group besides its last op's.
+extern const char spmGroupOpTag[];
+extern const char spmFuseTag[];
+extern const char spmPendingOutputTag[];
+
+/// Removes the attribute `name` from `op`; true when it was there.
+bool spmRemoveTag(MlirOperation op, const char *name);
+
+/// True when `op` has the attribute `name`.
+bool spmHasTag(MlirOperation op, const char *name);
+
+/// True for a linalg op with a body (a structured op, not linalg.index).
+bool spmIsLinalgOp(MlirOperation op);
+
+/// The number of inputs (`ins`) of a linalg op; its inits follow them.
+intptr_t spmLinalgInputCount(MlirOperation op);
+
+/// Before fusion into the tile loop of `root` (in `block`): gives each
+/// producer tagged for fusion that ops outside the group use an untagged
+/// copy for those uses (fusing it would crash MLIR 22).
+void spmDetachOutsideUses(MlirOperation root, MlirBlock block);
+
+/// After fusion: makes the tile loop nest around `tiledRoot` (`loops` deep)
+/// compute, store and yield the group's other outputs fused into it, where
+/// its tiles cover them and their other users follow it; those outputs'
+/// ops in `block` are replaced and erased.
+void spmYieldFusedOutputs(MlirOperation tiledRoot, MlirBlock block, intptr_t loops);
+
 /// Checks that an spm.group can be tiled: its last op is a linalg op with one
 /// static result whose rank is the length of `tile`, and every tile size is
 /// between 1 and its extent. Emits an error at the group and returns false

@@ -14,7 +14,7 @@
  *
  * Only the group's own layers are tagged for fusion, so a group never
  * recomputes another group's maps. The last op's loop nest also yields the
- * group's other outputs it computes (yieldFusedOutputs); an output it cannot
+ * group's other outputs it computes (spmYieldFusedOutputs); an output it cannot
  * yield gets a loop nest of its own (see spmLowerGroup). */
 #include "Conversion/SpmLowering.h"
 #include "IR/IR.h"
@@ -31,10 +31,10 @@
 #include <stdlib.h>
 
 /* Temporary tags the transform script matches, removed after each group. */
-static const char tileRootAttribute[] = "memopt.spm_tile_root";    /* the op to tile */
-static const char fuseAttribute[] = "memopt.spm_fuse";             /* its producers to fuse */
-static const char groupOpAttribute[] = "memopt.spm_group_op";      /* an op of the group */
-static const char pendingRootAttribute[] = "memopt.spm_next_root"; /* an output still to tile */
+static const char tileRootAttribute[] = "memopt.spm_tile_root"; /* the op to tile */
+const char spmFuseTag[] = "memopt.spm_fuse";                    /* its producers to fuse */
+const char spmGroupOpTag[] = "memopt.spm_group_op";             /* an op of the group */
+const char spmPendingOutputTag[] = "memopt.spm_next_root";      /* an output still to tile */
 
 static MlirAttribute tileOf(MlirOperation group) {
   return mlirOperationGetAttributeByName(group, mlirStringRefCreateFromCString("tile"));
@@ -116,10 +116,6 @@ static void cannotLower(MlirOperation group, const char *format, ...) {
   memoptStringBufferDestroy(&message);
 }
 
-static bool isLinalgOp(MlirOperation op) {
-  return memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) == 1;
-}
-
 /* The loop of `op` (a checked last op) that iterates over dimension `dim` of
  * its result, from the indexing map of its init; -1 when that is not a
  * plain loop dimension. */
@@ -136,7 +132,7 @@ static intptr_t loopOfResultDim(MlirOperation op, intptr_t dim) {
 bool spmCheckGroup(MlirOperation group) {
   MlirAttribute tile;
   MlirOperation last = lastOp(group, &tile);
-  if (mlirOperationIsNull(last) || !isLinalgOp(last) || mlirOperationGetNumResults(last) != 1) {
+  if (mlirOperationIsNull(last) || !spmIsLinalgOp(last) || mlirOperationGetNumResults(last) != 1) {
     cannotLower(group, "its last op must be a linalg op with one result, the output 'tile' "
                        "describes");
     return false;
@@ -187,7 +183,7 @@ static void unshareEmpty(MlirOperation empty) {
 }
 
 /* Moves the body of `group` before it, tagging every op with
- * `groupOpAttribute`, and replaces its results by the values it yielded.
+ * `spmGroupOpTag`, and replaces its results by the values it yielded.
  * Tags the op defining each yielded value other than `last` (a linalg op of
  * one result) as a pending root: its output is tiled after the last op's. */
 static void inlineGroup(MlirOperation group, MlirOperation last) {
@@ -200,18 +196,18 @@ static void inlineGroup(MlirOperation group, MlirOperation last) {
     if (!mlirValueIsAOpResult(value))
       continue;
     MlirOperation producer = mlirOpResultGetOwner(value);
-    if (!mlirOperationEqual(producer, last) && isLinalgOp(producer) &&
+    if (!mlirOperationEqual(producer, last) && spmIsLinalgOp(producer) &&
         mlirOperationGetNumResults(producer) == 1 &&
         mlirShapedTypeHasStaticShape(mlirValueGetType(value)) &&
         mlirOperationGetParentOperation(producer).ptr == group.ptr)
-      mlirOperationSetAttributeByName(
-          producer, mlirStringRefCreateFromCString(pendingRootAttribute), mlirUnitAttrGet(context));
+      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(spmPendingOutputTag),
+                                      mlirUnitAttrGet(context));
   }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, yield);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationRemoveFromParent(op);
     mlirBlockInsertOwnedOperationBefore(block, group, op);
-    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(groupOpAttribute),
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(spmGroupOpTag),
                                     mlirUnitAttrGet(context));
     if (memoptOperationIsA(op, "tensor.empty"))
       unshareEmpty(op);
@@ -221,23 +217,6 @@ static void inlineGroup(MlirOperation group, MlirOperation last) {
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(group, i),
                                   mlirOperationGetOperand(yield, i));
   memoptEraseOp(group);
-}
-
-static bool removeAttribute(MlirOperation op, const char *name) {
-  return mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(name));
-}
-
-static bool hasAttribute(MlirOperation op, const char *name) {
-  return !mlirAttributeIsNull(
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
-}
-
-/* The number of inputs (`ins`) of a linalg op; its inits follow them. */
-static intptr_t inputCount(MlirOperation op) {
-  MlirAttribute segments =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  return mlirAttributeIsNull(segments) ? mlirOperationGetNumOperands(op)
-                                       : mlirDenseI32ArrayGetElement(segments, 0);
 }
 
 static bool hasOneUse(MlirValue value) {
@@ -250,7 +229,7 @@ static bool hasOneUse(MlirValue value) {
  * start from it. (CSE, which tiling runs on the whole function, merges equal
  * fills of groups not lowered yet.) */
 static void ownDestination(MlirOperation root) {
-  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+  for (intptr_t i = spmLinalgInputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
     MlirValue init = mlirOperationGetOperand(root, i);
     if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
         !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
@@ -275,7 +254,7 @@ static void ownDestination(MlirOperation root) {
  * fuse_into_containing_op, and a value the body does not read need not be
  * kept. */
 static void freshUnreadDestinations(MlirOperation op) {
-  for (intptr_t i = inputCount(op); i < mlirOperationGetNumOperands(op); ++i) {
+  for (intptr_t i = spmLinalgInputCount(op); i < mlirOperationGetNumOperands(op); ++i) {
     MlirValue init = mlirOperationGetOperand(op, i);
     MlirType type = mlirValueGetType(init);
     if (!mlirValueIsAOpResult(init) ||
@@ -288,7 +267,7 @@ static void freshUnreadDestinations(MlirOperation op) {
   }
 }
 
-/* Tags with `fuseAttribute` the ops of the group, in `block`, that `root`
+/* Tags with `spmFuseTag` the ops of the group, in `block`, that `root`
  * reads through other such ops and that tiling can fuse (linalg ops and
  * pads): the producers fused into root's tile loop. Ops outside the group
  * (earlier groups' loops, pins, ops of no group) are left alone, so each
@@ -304,19 +283,19 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
     MlirOperation op = stack[--count];
     /* Root's destination becomes the loop's: fuseDestinationFill handles it. */
     intptr_t operands =
-        mlirOperationEqual(op, root) ? inputCount(root) : mlirOperationGetNumOperands(op);
+        mlirOperationEqual(op, root) ? spmLinalgInputCount(root) : mlirOperationGetNumOperands(op);
     for (intptr_t i = 0; i < operands; ++i) {
       MlirValue operand = mlirOperationGetOperand(op, i);
       if (!mlirValueIsAOpResult(operand))
         continue;
       MlirOperation producer = mlirOpResultGetOwner(operand);
       if (!mlirBlockEqual(mlirOperationGetBlock(producer), block) ||
-          !hasAttribute(producer, groupOpAttribute) || hasAttribute(producer, fuseAttribute) ||
-          !(isLinalgOp(producer) || memoptOperationIsA(producer, "tensor.pad")))
+          !spmHasTag(producer, spmGroupOpTag) || spmHasTag(producer, spmFuseTag) ||
+          !(spmIsLinalgOp(producer) || memoptOperationIsA(producer, "tensor.pad")))
         continue;
-      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(fuseAttribute),
+      mlirOperationSetAttributeByName(producer, mlirStringRefCreateFromCString(spmFuseTag),
                                       mlirUnitAttrGet(context));
-      if (isLinalgOp(producer))
+      if (spmIsLinalgOp(producer))
         freshUnreadDestinations(producer);
       ++tagged;
       if (count == capacity) {
@@ -332,66 +311,17 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
   /* A producer of root's destination whose only user is root becomes the
    * loop's init, which fusion cannot move into the loop (fuseDestinationFill
    * handles a fill). */
-  for (intptr_t i = inputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
+  for (intptr_t i = spmLinalgInputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
     MlirValue init = mlirOperationGetOperand(root, i);
     MlirOpOperand use = mlirValueGetFirstUse(init);
     if (mlirValueIsAOpResult(init) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)) &&
-        removeAttribute(mlirOpResultGetOwner(init), fuseAttribute))
+        spmRemoveTag(mlirOpResultGetOwner(init), spmFuseTag))
       --tagged;
   }
   return tagged;
 }
 
-/* The op of `block` that is or contains `op`; null when none is. */
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
-/* True when `use` is by an op of the group being lowered (in `block`). */
-static bool isGroupUse(MlirOpOperand use, MlirBlock block) {
-  MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), block);
-  return !mlirOperationIsNull(user) && hasAttribute(user, groupOpAttribute);
-}
-
-static bool usedOutsideGroup(MlirOperation op, MlirBlock block) {
-  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
-    for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
-         !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
-      if (!isGroupUse(use, block))
-        return true;
-  return false;
-}
-
-/* Fusing a producer that ops after the loop also use crashes MLIR 22 (its
- * fuse_into_containing_op yields such a producer only from an scf.forall).
- * So each producer to fuse that ops outside the group use gets an untagged
- * copy, right after it, for those uses; yieldFusedOutputs may later replace
- * the copy by the tiles the loop computes. */
-static void detachOutsideUses(MlirOperation root, MlirBlock block) {
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, root);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!hasAttribute(op, fuseAttribute) || !usedOutsideGroup(op, block))
-      continue;
-    MlirOperation copy = mlirOperationClone(op);
-    removeAttribute(copy, fuseAttribute);
-    mlirBlockInsertOwnedOperationAfter(block, op, copy);
-    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
-      MlirValue result = mlirOperationGetResult(op, r);
-      for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use);) {
-        MlirOpOperand next = mlirOpOperandGetNextUse(use);
-        if (!isGroupUse(use, block))
-          mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use),
-                                  mlirOperationGetResult(copy, r));
-        use = next;
-      }
-    }
-    op = copy;
-  }
-}
-
-/* Numbers the ops tagged `fuseAttribute` in `block` (up to `root`) from the
+/* Numbers the ops tagged `spmFuseTag` in `block` (up to `root`) from the
  * last to the first in program order, replacing each tag by its number: the
  * order in which they are fused, one at a time, every consumer before its
  * producers.
@@ -404,12 +334,12 @@ static bool *numberProducers(MlirOperation root, MlirBlock block, size_t count) 
   size_t remaining = count;
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        remaining > 0 && !mlirOperationEqual(op, root); op = mlirOperationGetNextInBlock(op)) {
-    if (!hasAttribute(op, fuseAttribute))
+    if (!spmHasTag(op, spmFuseTag))
       continue;
     --remaining;
     isPad[remaining] = memoptOperationIsA(op, "tensor.pad");
     mlirOperationSetAttributeByName(
-        op, mlirStringRefCreateFromCString(fuseAttribute),
+        op, mlirStringRefCreateFromCString(spmFuseTag),
         mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), (int64_t)remaining));
   }
   return isPad;
@@ -462,7 +392,7 @@ static void writeFuseScript(MemoptStringBuffer *script, size_t step) {
       " : (!transform.any_op) -> !transform.any_op\n"
       "    %%fused, %%fusedLoop = transform.structured.fuse_into_containing_op %%producer into "
       "%%loop : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-      fuseAttribute, step);
+      spmFuseTag, step);
   endScript(script);
 }
 
@@ -534,21 +464,21 @@ static MlirLogicalResult applyScript(MlirOperation func, const char *script) {
  * `block`. */
 typedef struct Untag {
   MlirBlock block;
-  bool groupDone; /* also remove groupOpAttribute and pendingRootAttribute */
+  bool groupDone; /* also remove spmGroupOpTag and spmPendingOutputTag */
   MlirOperation tiledRoot;
   MlirOperation pendingRoot;
 } Untag;
 
 static MlirWalkResult untag(MlirOperation op, void *userData) {
   Untag *untag = userData;
-  removeAttribute(op, fuseAttribute);
-  if (removeAttribute(op, tileRootAttribute) &&
+  spmRemoveTag(op, spmFuseTag);
+  if (spmRemoveTag(op, tileRootAttribute) &&
       memoptOperationIsA(mlirOperationGetParentOperation(op), "scf.for"))
     untag->tiledRoot = op;
   if (untag->groupDone) {
-    removeAttribute(op, groupOpAttribute);
-    removeAttribute(op, pendingRootAttribute);
-  } else if (mlirOperationIsNull(untag->pendingRoot) && hasAttribute(op, pendingRootAttribute) &&
+    spmRemoveTag(op, spmGroupOpTag);
+    spmRemoveTag(op, spmPendingOutputTag);
+  } else if (mlirOperationIsNull(untag->pendingRoot) && spmHasTag(op, spmPendingOutputTag) &&
              mlirBlockEqual(mlirOperationGetBlock(op), untag->block)) {
     untag->pendingRoot = op;
   }
@@ -560,7 +490,7 @@ static MlirWalkResult untag(MlirOperation op, void *userData) {
  * nest starts from the empty tensor instead and each tile fills its own
  * slice, so the zeros are made in the scratchpad and never loaded. */
 static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, MlirOperation outer) {
-  MlirValue init = mlirOperationGetOperand(tiledRoot, inputCount(tiledRoot));
+  MlirValue init = mlirOperationGetOperand(tiledRoot, spmLinalgInputCount(tiledRoot));
   if (!mlirValueIsAOpResult(init) ||
       !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
     return;
@@ -588,7 +518,7 @@ static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, Ml
                                mlirOperationGetLocation(fill)};
       MlirValue filled = spmBuildFill(&builder, mlirOperationGetOperand(fill, 0),
                                       mlirOperationGetResult(slice, 0));
-      mlirOperationSetOperand(tiledRoot, inputCount(tiledRoot), filled);
+      mlirOperationSetOperand(tiledRoot, spmLinalgInputCount(tiledRoot), filled);
       memoptEraseOp(fill);
       return;
     }
@@ -598,11 +528,18 @@ static void fuseDestinationFill(MlirOperation tiledRoot, MlirOperation inner, Ml
 }
 
 static MlirWalkResult findTiledRoot(MlirOperation op, void *userData) {
-  if (!hasAttribute(op, tileRootAttribute) ||
+  if (!spmHasTag(op, tileRootAttribute) ||
       !memoptOperationIsA(mlirOperationGetParentOperation(op), "scf.for"))
     return MlirWalkResultAdvance;
   *(MlirOperation *)userData = op;
   return MlirWalkResultInterrupt;
+}
+
+/* The tiled root in `func`: the op tagged `tileRootAttribute` in a loop. */
+static MlirOperation tiledRootIn(MlirOperation func) {
+  MlirOperation tiledRoot = {NULL};
+  mlirOperationWalk(func, findTiledRoot, &tiledRoot, MlirWalkPreOrder);
+  return tiledRoot;
 }
 
 /* A fused pad's tile is guarded by an scf.if for an empty source slice,
@@ -627,7 +564,7 @@ static void hoistGuardedSlices(MlirOperation loop) {
       MlirValue source = mlirOperationGetOperand(inner, 0);
       bool movable = memoptOperationIsA(inner, "tensor.extract_slice") &&
                      mlirValueIsAOpResult(source) &&
-                     hasAttribute(mlirOpResultGetOwner(source), fuseAttribute);
+                     spmHasTag(mlirOpResultGetOwner(source), spmFuseTag);
       for (intptr_t i = 0; movable && i < mlirOperationGetNumOperands(inner); ++i)
         movable = !memoptValueIsDefinedInside(mlirOperationGetOperand(inner, i), op);
       if (movable)
@@ -635,166 +572,6 @@ static void hoistGuardedSlices(MlirOperation loop) {
       inner = next;
     }
   }
-}
-
-/* True when every use of `value` is in an op of `block` after `loop` (or
- * nested in one). */
-static bool usedOnlyAfter(MlirValue value, MlirOperation loop) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), mlirOperationGetBlock(loop));
-    if (mlirOperationIsNull(user) || !mlirOperationIsBeforeInBlock(loop, user))
-      return false;
-  }
-  return true;
-}
-
-/* The op of `block` tagged as a pending root, still used, whose destination
- * is `destination` or a fill of it: the original of a tile computed in the
- * loop nest. */
-static MlirOperation originalOf(MlirValue destination, MlirBlock block) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(destination); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = mlirOpOperandGetOwner(use);
-    if (!mlirBlockEqual(mlirOperationGetBlock(user), block) || !isLinalgOp(user) ||
-        mlirOpOperandGetOperandNumber(use) != inputCount(user))
-      continue;
-    if (memoptOperationIsA(user, "linalg.fill")) {
-      MlirOperation filled = originalOf(mlirOperationGetResult(user, 0), block);
-      if (!mlirOperationIsNull(filled))
-        return filled;
-    } else if (hasAttribute(user, pendingRootAttribute) &&
-               !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(user, 0)))) {
-      return user;
-    }
-  }
-  return (MlirOperation){NULL};
-}
-
-/* True when `slice` takes the whole of its source, statically. */
-static bool takesWhole(MlirOperation slice) {
-  if (mlirOperationGetNumOperands(slice) != 1) /* no dynamic offset, size or stride */
-    return false;
-  MlirType source = mlirValueGetType(mlirOperationGetOperand(slice, 0));
-  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
-  for (int i = 0; i < 3; ++i) {
-    MlirAttribute values =
-        mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[i]));
-    for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(values); ++d) {
-      int64_t whole = i == 0 ? 0 : i == 1 ? mlirShapedTypeGetDimSize(source, d) : 1;
-      if (mlirDenseI64ArrayGetElement(values, d) != whole)
-        return false;
-    }
-  }
-  return true;
-}
-
-/* Builds, before `terminator`, the store of `tile` into `carried` where
- * `slice` took it: a tensor.insert_slice at the slice's offsets, sizes and
- * strides. A tile that is the whole tensor is copied with linalg.copy
- * instead: the whole-tensor insert_slice would fold to the tile, whose
- * buffer is not the loop's. (SpmTileCopies counts either as a store.) */
-static MlirValue storeTile(MlirOperation terminator, MlirValue tile, MlirValue carried,
-                           MlirOperation slice) {
-  MemoptBuilder builder = memoptBuilderBefore(terminator);
-  if (takesWhole(slice))
-    return spmBuildCopy(&builder, tile, carried);
-  MlirContext context = mlirOperationGetContext(terminator);
-  intptr_t indexCount = mlirOperationGetNumOperands(slice) - 1;
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(indexCount + 2));
-  if (!operands)
-    abort();
-  operands[0] = tile;
-  operands[1] = carried;
-  for (intptr_t i = 0; i < indexCount; ++i)
-    operands[2 + i] = mlirOperationGetOperand(slice, 1 + i);
-  MlirAttribute sliceSegments =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  int32_t segments[5] = {1, 1, mlirDenseI32ArrayGetElement(sliceSegments, 1),
-                         mlirDenseI32ArrayGetElement(sliceSegments, 2),
-                         mlirDenseI32ArrayGetElement(sliceSegments, 3)};
-  static const char *const staticNames[] = {"static_offsets", "static_sizes", "static_strides"};
-  MlirNamedAttribute attributes[4];
-  attributes[0] = spmSegmentSizes(context, 5, segments);
-  for (int i = 0; i < 3; ++i)
-    attributes[1 + i] = memoptNamedAttribute(
-        context, staticNames[i],
-        mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(staticNames[i])));
-  MlirValue inserted =
-      memoptBuildOneResult(&builder, "tensor.insert_slice", operands, indexCount + 2,
-                           mlirValueGetType(carried), attributes, 4);
-  free(operands);
-  return inserted;
-}
-
-/* Makes the nest `nest` (outermost first, `loops` deep) also compute the
- * output `original`: each loop carries a new tensor, the innermost stores
- * the fused `tile` of it where its destination `slice` was taken, and the
- * nest's new result replaces `original`, which is erased. */
-static void yieldFromNest(MlirOperation *nest, intptr_t loops, MlirOperation tile,
-                          MlirOperation slice, MlirOperation original) {
-  MlirValue result = mlirOperationGetResult(original, 0);
-  MemoptBuilder before = memoptBuilderBefore(nest[0]);
-  MlirValue carried = memoptBuildTensorEmpty(&before, mlirValueGetType(result), NULL, 0);
-  for (intptr_t k = 0; k < loops; ++k) {
-    nest[k] = memoptForAppendIterArg(nest[k], carried);
-    MlirBlock body = memoptSingleBlock(nest[k]);
-    carried = mlirBlockGetArgument(body, mlirBlockGetNumArguments(body) - 1);
-  }
-  MlirOperation terminator = mlirBlockGetTerminator(memoptSingleBlock(nest[loops - 1]));
-  memoptTerminatorAppendOperand(
-      terminator,
-      storeTile(terminator, mlirOperationGetResult(tile, 0), carried, slice));
-  for (intptr_t k = loops - 2; k >= 0; --k) {
-    MlirOperation inner = nest[k + 1];
-    memoptTerminatorAppendOperand(
-        mlirBlockGetTerminator(memoptSingleBlock(nest[k])),
-        mlirOperationGetResult(inner, mlirOperationGetNumResults(inner) - 1));
-  }
-  mlirValueReplaceAllUsesOfWith(
-      result, mlirOperationGetResult(nest[0], mlirOperationGetNumResults(nest[0]) - 1));
-  memoptEraseOp(original);
-}
-
-/* The group's other outputs that were fused into the tile loop nest of the
- * last op (`loops` deep) are computed there tile by tile, as the cost model
- * has it: the nest stores each such tile and yields the whole output,
- * instead of the output being computed in a loop of its own, stored, and
- * loaded back. Only where the tiles cover the whole output (a strided
- * consumer may skip rows) and every other user follows the nest. */
-static void yieldFusedOutputs(SpmLowering *lowering, MlirBlock block, intptr_t loops) {
-  MlirOperation tiledRoot = {NULL};
-  mlirOperationWalk(lowering->func, findTiledRoot, &tiledRoot, MlirWalkPreOrder);
-  MlirOperation *nest = malloc(sizeof *nest * (size_t)loops);
-  if (!nest)
-    abort();
-  nest[loops - 1] = mlirOperationGetParentOperation(tiledRoot);
-  for (intptr_t k = loops - 2; k >= 0; --k)
-    nest[k] = mlirOperationGetParentOperation(nest[k + 1]);
-  MlirBlock body = memoptSingleBlock(nest[loops - 1]);
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!hasAttribute(op, pendingRootAttribute) || !isLinalgOp(op) ||
-        mlirOperationGetNumResults(op) != 1)
-      continue;
-    /* The tile's destination: a slice of the output's, or a fill of one (a
-     * convolution's zeroed accumulator). */
-    MlirValue init = mlirOperationGetOperand(op, inputCount(op));
-    while (mlirValueIsAOpResult(init) &&
-           memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
-      init = mlirOperationGetOperand(mlirOpResultGetOwner(init), 1);
-    if (!mlirValueIsAOpResult(init) ||
-        !memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.extract_slice"))
-      continue;
-    MlirOperation slice = mlirOpResultGetOwner(init);
-    MlirOperation original = originalOf(mlirOperationGetOperand(slice, 0), block);
-    if (mlirOperationIsNull(original) ||
-        !usedOnlyAfter(mlirOperationGetResult(original, 0), nest[0]) ||
-        !spmSliceCoversSource(nest[0], slice))
-      continue;
-    yieldFromNest(nest, loops, op, slice, original);
-  }
-  free(nest);
 }
 
 /* Runs the script in `script` on the function, then empties it. */
@@ -815,14 +592,11 @@ static bool tileAndFuse(SpmLowering *lowering, MlirBlock block, const int64_t *s
   for (size_t step = 0; ok && step < fused; ++step) {
     writeFuseScript(&script, step);
     ok = applyAndClear(lowering, &script);
-    if (ok && isPad[step]) {
-      MlirOperation tiledRoot = {NULL};
-      mlirOperationWalk(lowering->func, findTiledRoot, &tiledRoot, MlirWalkPreOrder);
-      hoistGuardedSlices(mlirOperationGetParentOperation(tiledRoot));
-    }
+    if (ok && isPad[step])
+      hoistGuardedSlices(mlirOperationGetParentOperation(tiledRootIn(lowering->func)));
   }
   if (ok && fused > 0)
-    yieldFusedOutputs(lowering, block, loops);
+    spmYieldFusedOutputs(tiledRootIn(lowering->func), block, loops);
   if (ok) {
     writeCleanupScript(&script, loops);
     ok = applyAndClear(lowering, &script);
@@ -840,13 +614,13 @@ static bool tileRoot(MlirOperation root, MlirAttribute tile, MlirBlock block, Ml
   int64_t *sizes;
   intptr_t loops;
   intptr_t count = tileSizes(root, tile, &sizes, &loops);
-  removeAttribute(root, pendingRootAttribute);
+  spmRemoveTag(root, spmPendingOutputTag);
   freshUnreadDestinations(root);
   ownDestination(root);
   mlirOperationSetAttributeByName(root, mlirStringRefCreateFromCString(tileRootAttribute),
                                   mlirUnitAttrGet(context));
   size_t fused = tagProducers(root, block);
-  detachOutsideUses(root, block);
+  spmDetachOutsideUses(root, block);
   bool *isPad = numberProducers(root, block, fused);
   bool tiled = tileAndFuse(lowering, block, sizes, count, loops, fused, isPad);
   free(isPad);
@@ -877,7 +651,7 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   MlirLocation location = mlirOperationGetLocation(group);
   inlineGroup(group, last);
   /* The last op first, with the group's layers fused into its loop nest,
-   * which also yields the other outputs it computes (yieldFusedOutputs);
+   * which also yields the other outputs it computes (spmYieldFusedOutputs);
    * each output left then gets a tile loop of its own. */
   MlirOperation root;
   bool ok = tileRoot(last, tile, block, parent, lowering, &root);
