@@ -33,15 +33,19 @@ workloads=(
   "attention|mha --hidden=256 --heads=4 --seq=SEQ"
   "gpt2-block|gpt2-block --hidden=256 --heads=4 --seq=SEQ"
   "evoformer-block|evoformer-block --msa=16 --residues=RES --hidden=32 --pair-channels=32"
-  "unet-attention|unet --resolution=RES --hidden=32 --levels=2 --layers=1"
+  "unet-attention|unet-attention --resolution=RES --hidden=320 --heads=8 --groups=32"
+  "unet|unet --resolution=RES --hidden=32 --levels=2 --layers=1"
 )
 
-# Size of a workload for sequence length $1: Evoformer residues and UNet
-# resolution grow with the square root of the tokens they attend over.
+# Size of a workload for sequence length $2: Evoformer residues and UNet
+# resolutions grow with the square root of the tokens they attend over: the
+# attention block's feature map is sqrt(seq) square, the whole UNet's input
+# twice that (its attention runs at half the input resolution).
 size_for() {
   case "$1" in
     evoformer-block) awk -v s="$2" 'BEGIN { printf "%d", s / 8 }' ;;
-    unet-attention) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) * 2 }' ;;
+    unet-attention) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) }' ;;
+    unet) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) * 2 }' ;;
     *) echo "$2" ;;
   esac
 }
@@ -74,7 +78,8 @@ for entry in "${workloads[@]}"; do
 done
 
 # The longest sequence whose activations fit the budget, for attention
-# (tokens) and the Evoformer block (residues): unoptimized (the estimate), and
+# (tokens), the Evoformer block (residues) and the UNet attention block (the
+# side of its square map, reported as tokens): unoptimized (the estimate), and
 # with autochunk meeting it. Doubling finds the bracket, then bisection narrows
 # it to a multiple of the workload's step.
 budget=$((budget_mib * 1048576))
@@ -86,6 +91,8 @@ fit_model() {
       attention) "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$2" -o "$model" ;;
       evoformer) "$bin/memopt-zoo" evoformer-block --msa=16 --residues="$2" --hidden=32 \
                    --pair-channels=32 -o "$model" ;;
+      unet-attention) "$bin/memopt-zoo" unet-attention --resolution="$2" --hidden=320 --heads=8 \
+                        --groups=32 -o "$model" ;;
     esac
   fi
   echo "$model"
@@ -117,10 +124,14 @@ longest() {
   echo "$low"
 }
 echo
-for fit in "attention tokens 512 256" "evoformer residues 32 16"; do
+for fit in "attention tokens 512 256" "evoformer residues 32 16" "unet-attention tokens 16 1"; do
   read -r workload unit start step <<< "$fit"
   fits_before="$(longest fits_unoptimized "$workload" "$start" "$step")"
   fits_after="$(longest fits_autochunk "$workload" "$start" "$step")"
+  if [ "$workload" = unet-attention ]; then
+    fits_before=$((fits_before * fits_before))
+    fits_after=$((fits_after * fits_after))
+  fi
   echo "longest $workload within ${budget_mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
     "autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
 done
