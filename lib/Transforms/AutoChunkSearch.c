@@ -120,6 +120,70 @@ static MemoptMemoryProfile *profileLowered(MlirOperation copy) {
   return profile;
 }
 
+/* The discardable attribute that numbers the body's ops (and what they
+ * contain) on the copy whose lowered peak is located. */
+static const char *const kBodyIndexAttribute = "memopt.autochunk_body_index";
+
+typedef struct IndexTag {
+  MlirIdentifier name;
+  MlirAttribute value;
+} IndexTag;
+
+static MlirWalkResult tagNested(MlirOperation op, void *userData) {
+  const IndexTag *tag = userData;
+  mlirOperationSetDiscardableAttributeByName(op, mlirIdentifierStr(tag->name), tag->value);
+  return MlirWalkResultAdvance;
+}
+
+typedef struct TagSearch {
+  MlirStringRef name;
+  intptr_t index; /* -1 until a tagged op is found */
+} TagSearch;
+
+static MlirWalkResult findTag(MlirOperation op, void *userData) {
+  TagSearch *search = userData;
+  MlirAttribute index = mlirOperationGetDiscardableAttributeByName(op, search->name);
+  if (mlirAttributeIsNull(index))
+    return MlirWalkResultAdvance;
+  search->index = (intptr_t)mlirIntegerAttrGetValueInt(index);
+  return MlirWalkResultInterrupt;
+}
+
+/* The index in the body of `func` of the op at the peak of the function with
+ * its chunk regions lowered, as they will run: the estimate of an unlowered
+ * region counts its body at full size, which can put the peak on a region
+ * while the lowered function peaks elsewhere. A peak in a region's loop, or
+ * on an op its lowering created, is the region's. False when the lowered
+ * function cannot be measured. */
+static bool loweredPeakIndex(MlirOperation func, intptr_t *index) {
+  MlirOperation copy = copyBeside(func);
+  MlirContext context = mlirOperationGetContext(func);
+  MlirStringRef name = mlirStringRefCreateFromCString(kBodyIndexAttribute);
+  intptr_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(functionBody(copy)); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++count) {
+    IndexTag tag = {mlirIdentifierGet(context, name),
+                    mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), count)};
+    mlirOperationWalk(op, tagNested, &tag, MlirWalkPreOrder);
+  }
+  MemoptMemoryProfile *profile = profileLowered(copy);
+  TagSearch search = {name, -1};
+  if (profile) {
+    MlirOperation op =
+        memoptMemoryProfileGetPositionOp(profile, memoptMemoryProfileGetPeakPosition(profile));
+    while (!mlirOperationIsNull(op) &&
+           !mlirBlockEqual(mlirOperationGetBlock(op), functionBody(copy)))
+      op = mlirOperationGetParentOperation(op);
+    /* Ops a lowering creates before a region's loop take the loop's index. */
+    for (; !mlirOperationIsNull(op) && search.index < 0; op = mlirOperationGetNextInBlock(op))
+      mlirOperationWalk(op, findTag, &search, MlirWalkPreOrder);
+  }
+  memoptMemoryProfileDestroy(profile);
+  mlirOperationDestroy(copy);
+  *index = search.index;
+  return search.index >= 0;
+}
+
 /* The ops of the function body around the top-level op holding `region`
  * that lowering leaves in place (chunk regions are replaced by loops): the
  * positions between them are where the region's memory shows. */
@@ -515,13 +579,15 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
     return false;
   }
   memoptStringBufferDestroy(&error);
-  size_t peak = memoptMemoryProfileGetPeakPosition(profile);
-  MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
+  intptr_t peak;
+  if (!loweredPeakIndex(func, &peak))
+    peak = (intptr_t)memoptMemoryProfileGetPeakPosition(profile);
+  MlirOperation peakOp = nthOp(functionBody(func), peak);
   Outcome current = {memoptMemoryProfileGetPeakBytes(profile), 0, 0, 1,
                      memoptMemoryProfileGetPeakAllocatedBytes(profile)};
   Frame frame = {.func = func};
   intptr_t first, last;
-  windowBounds(func, (intptr_t)peak, limits->maxRegionOps, &first, &last);
+  windowBounds(func, peak, limits->maxRegionOps, &first, &last);
   if (measureFunction(func, first, last, &frame, &current) && !limits->wholeFunction &&
       (first > 0 || last + 2 < countOps(functionBody(func))))
     cutWindow(func, profile, first, last, &frame);
@@ -531,7 +597,7 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   Search search = {&frame, limits, current.peak, current.peakPositions, current.allocatedPeak,
                    {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason, false};
   AutoChunkChoice top = search.best;
-  intptr_t peakIndex = (intptr_t)peak - (frame.isWindow ? frame.shift : 0);
+  intptr_t peakIndex = peak - (frame.isWindow ? frame.shift : 0);
   tryRangesAround(&search, top, peakIndex);
   /* A peak inside a chunk region: chunk its body further (nested regions,
    * possibly along another dimension). */
