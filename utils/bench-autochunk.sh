@@ -11,13 +11,19 @@
 #
 #   utils/bench-autochunk.sh [build dir]     (sizes: see the lists below)
 # Environment: RATIO (budget-ratio, default 0.15), BUDGET_MIB (default 64),
-# SEQS (default "1024 2048"), RUNS (default 3).
+# FIT_OPTIONS (more autochunk options for the longest-fit searches, e.g.
+# "max-region-ops=96"; default none),
+# SEQS (default "1024 2048"), RUNS (default 3), SWEEP_MIB (more budgets for
+# the Evoformer's longest fit, e.g. "256 1024"; default none: the longer
+# sequence a larger budget allows grows only as its sixth root there).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 bin="$build/bin"
 ratio="${RATIO:-0.15}"
 budget_mib="${BUDGET_MIB:-64}"
+sweep_mib="${SWEEP_MIB:-}"
+fit_options="${FIT_OPTIONS:-}"
 seqs="${SEQS:-1024 2048}"
 runs="${RUNS:-3}"
 for tool in memopt-zoo memopt-opt memopt-run; do
@@ -82,7 +88,6 @@ done
 # side of its square map, reported as tokens): unoptimized (the estimate), and
 # with autochunk meeting it. Doubling finds the bracket, then bisection narrows
 # it to a multiple of the workload's step.
-budget=$((budget_mib * 1048576))
 # The model of workload $1 at size $2, written once for both searches.
 fit_model() {
   local model="$work/fit-$1-$2.mlir"
@@ -107,10 +112,10 @@ fits_unoptimized() {
 fits_autochunk() {
   local model
   model="$(fit_model "$1" "$2")"
-  "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64" -o /dev/null 2>&1 \
+  "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64 $fit_options" -o /dev/null 2>&1 \
     | grep -q "remark: autochunk: estimated peak"
 }
-# longest FITS WORKLOAD START STEP
+# longest FITS WORKLOAD START STEP (within $budget bytes)
 longest() {
   local fits="$1" workload="$2" step="$4" low=0 high="$3"
   while [ "$high" -le $((step * 256)) ] && "$fits" "$workload" "$high"; do
@@ -123,17 +128,26 @@ longest() {
   done
   echo "$low"
 }
-echo
-for fit in "attention tokens 512 256" "evoformer residues 32 16" "unet-attention tokens 16 1"; do
-  read -r workload unit start step <<< "$fit"
+# report_longest WORKLOAD UNIT START STEP BUDGET_MIB
+report_longest() {
+  local workload="$1" unit="$2" start="$3" step="$4" mib="$5" fits_before fits_after
+  budget=$((mib * 1048576))
   fits_before="$(longest fits_unoptimized "$workload" "$start" "$step")"
   fits_after="$(longest fits_autochunk "$workload" "$start" "$step")"
   if [ "$workload" = unet-attention ]; then
     fits_before=$((fits_before * fits_before))
     fits_after=$((fits_after * fits_after))
   fi
-  echo "longest $workload within ${budget_mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
+  echo "longest $workload within ${mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
     "autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
+}
+echo
+for fit in "attention tokens 512 256" "evoformer residues 32 16" "unet-attention tokens 16 1"; do
+  # shellcheck disable=SC2086
+  report_longest $fit "$budget_mib"
+done
+for mib in $sweep_mib; do
+  report_longest evoformer residues 32 16 "$mib"
 done
 
 # Compile time of the pass against model size (48-layer GPT-2 included):
