@@ -11,13 +11,19 @@
 #
 #   utils/bench-autochunk.sh [build dir]     (sizes: see the lists below)
 # Environment: RATIO (budget-ratio, default 0.15), BUDGET_MIB (default 64),
-# SEQS (default "1024 2048"), RUNS (default 3).
+# FIT_OPTIONS (more autochunk options for the longest-fit searches, e.g.
+# "max-region-ops=96"; default none),
+# SEQS (default "1024 2048"), RUNS (default 3), SWEEP_MIB (more budgets for
+# the Evoformer's longest fit, e.g. "256 1024"; default none: the longer
+# sequence a larger budget allows grows only as its sixth root there).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 bin="$build/bin"
 ratio="${RATIO:-0.15}"
 budget_mib="${BUDGET_MIB:-64}"
+sweep_mib="${SWEEP_MIB:-}"
+fit_options="${FIT_OPTIONS:-}"
 seqs="${SEQS:-1024 2048}"
 runs="${RUNS:-3}"
 for tool in memopt-zoo memopt-opt memopt-run; do
@@ -33,15 +39,19 @@ workloads=(
   "attention|mha --hidden=256 --heads=4 --seq=SEQ"
   "gpt2-block|gpt2-block --hidden=256 --heads=4 --seq=SEQ"
   "evoformer-block|evoformer-block --msa=16 --residues=RES --hidden=32 --pair-channels=32"
-  "unet-attention|unet --resolution=RES --hidden=32 --levels=2 --layers=1"
+  "unet-attention|unet-attention --resolution=RES --hidden=320 --heads=8 --groups=32"
+  "unet|unet --resolution=RES --hidden=32 --levels=2 --layers=1"
 )
 
-# Size of a workload for sequence length $1: Evoformer residues and UNet
-# resolution grow with the square root of the tokens they attend over.
+# Size of a workload for sequence length $2: Evoformer residues and UNet
+# resolutions grow with the square root of the tokens they attend over: the
+# attention block's feature map is sqrt(seq) square, the whole UNet's input
+# twice that (its attention runs at half the input resolution).
 size_for() {
   case "$1" in
     evoformer-block) awk -v s="$2" 'BEGIN { printf "%d", s / 8 }' ;;
-    unet-attention) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) * 2 }' ;;
+    unet-attention) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) }' ;;
+    unet) awk -v s="$2" 'BEGIN { printf "%d", sqrt(s) * 2 }' ;;
     *) echo "$2" ;;
   esac
 }
@@ -74,10 +84,10 @@ for entry in "${workloads[@]}"; do
 done
 
 # The longest sequence whose activations fit the budget, for attention
-# (tokens) and the Evoformer block (residues): unoptimized (the estimate), and
+# (tokens), the Evoformer block (residues) and the UNet attention block (the
+# side of its square map, reported as tokens): unoptimized (the estimate), and
 # with autochunk meeting it. Doubling finds the bracket, then bisection narrows
 # it to a multiple of the workload's step.
-budget=$((budget_mib * 1048576))
 # The model of workload $1 at size $2, written once for both searches.
 fit_model() {
   local model="$work/fit-$1-$2.mlir"
@@ -86,6 +96,8 @@ fit_model() {
       attention) "$bin/memopt-zoo" mha --hidden=256 --heads=4 --seq="$2" -o "$model" ;;
       evoformer) "$bin/memopt-zoo" evoformer-block --msa=16 --residues="$2" --hidden=32 \
                    --pair-channels=32 -o "$model" ;;
+      unet-attention) "$bin/memopt-zoo" unet-attention --resolution="$2" --hidden=320 --heads=8 \
+                        --groups=32 -o "$model" ;;
     esac
   fi
   echo "$model"
@@ -100,10 +112,10 @@ fits_unoptimized() {
 fits_autochunk() {
   local model
   model="$(fit_model "$1" "$2")"
-  "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64" -o /dev/null 2>&1 \
+  "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64 $fit_options" -o /dev/null 2>&1 \
     | grep -q "remark: autochunk: estimated peak"
 }
-# longest FITS WORKLOAD START STEP
+# longest FITS WORKLOAD START STEP (within $budget bytes)
 longest() {
   local fits="$1" workload="$2" step="$4" low=0 high="$3"
   while [ "$high" -le $((step * 256)) ] && "$fits" "$workload" "$high"; do
@@ -116,13 +128,26 @@ longest() {
   done
   echo "$low"
 }
-echo
-for fit in "attention tokens 512 256" "evoformer residues 32 16"; do
-  read -r workload unit start step <<< "$fit"
+# report_longest WORKLOAD UNIT START STEP BUDGET_MIB
+report_longest() {
+  local workload="$1" unit="$2" start="$3" step="$4" mib="$5" fits_before fits_after
+  budget=$((mib * 1048576))
   fits_before="$(longest fits_unoptimized "$workload" "$start" "$step")"
   fits_after="$(longest fits_autochunk "$workload" "$start" "$step")"
-  echo "longest $workload within ${budget_mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
+  if [ "$workload" = unet-attention ]; then
+    fits_before=$((fits_before * fits_before))
+    fits_after=$((fits_after * fits_after))
+  fi
+  echo "longest $workload within ${mib} MiB: $fits_before $unit unoptimized, $fits_after with" \
     "autochunk (x$(awk -v a="$fits_after" -v b="$fits_before" 'BEGIN { if (b) printf "%.1f", a / b; else print "inf" }'))"
+}
+echo
+for fit in "attention tokens 512 256" "evoformer residues 32 16" "unet-attention tokens 16 1"; do
+  # shellcheck disable=SC2086
+  report_longest $fit "$budget_mib"
+done
+for mib in $sweep_mib; do
+  report_longest evoformer residues 32 16 "$mib"
 done
 
 # Compile time of the pass against model size (48-layer GPT-2 included):

@@ -249,6 +249,28 @@ int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t
   return bodyReadsIndex(op, loop) ? loop : -1;
 }
 
+/* A chunk.region passes its own chunked loop: chunk k of each result is
+ * computed from chunk k of each sliced input (what its body captures is read
+ * whole), so a wider chunk of that loop takes in whole chunks of the region.
+ * Another dimension would need the body's own flow, and a body that reads its
+ * chunk's offset would see offsets relative to the wider chunk. */
+static MemoptDimFlowStatus throughChunkRegion(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                              MemoptOperandFlow *operands,
+                                              MemoptStringBuffer *reason) {
+  MlirAttribute outputDims = attribute(op, "output_dims");
+  MlirAttribute inputDims = attribute(op, "input_dims");
+  if (mlirDenseI64ArrayGetElement(outputDims, resultIndex) != dim)
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "passes only its chunked dimension, not dimension %lld", (long long)dim);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockGetNumArguments(body) != mlirOperationGetNumOperands(op))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the offset of its chunks");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] =
+        (MemoptOperandFlow){MemoptOperandFlowMapped, mlirDenseI64ArrayGetElement(inputDims, i)};
+  return MemoptDimFlowOk;
+}
+
 MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,
                                            MemoptOperandFlow *operands,
                                            MemoptStringBuffer *reason) {
@@ -293,6 +315,8 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
     return throughPad(op, dim, operands, reason);
   if (memoptOperationIsA(op, "tensor.concat"))
     return throughConcat(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "chunk.region"))
+    return throughChunkRegion(op, resultIndex, dim, operands, reason);
   return refuse(MemoptDimFlowUnsupported, op, reason,
                 "is not modelled by dimension flow");
 }

@@ -120,6 +120,90 @@ static MemoptMemoryProfile *profileLowered(MlirOperation copy) {
   return profile;
 }
 
+/* The discardable attribute that numbers the body's ops (and what they
+ * contain) on a lowered copy, to find them again among the loops. */
+static const char *const kBodyIndexAttribute = "memopt.autochunk_body_index";
+
+typedef struct IndexTag {
+  MlirIdentifier name;
+  MlirAttribute value;
+} IndexTag;
+
+static MlirWalkResult tagNested(MlirOperation op, void *userData) {
+  const IndexTag *tag = userData;
+  mlirOperationSetDiscardableAttributeByName(op, mlirIdentifierStr(tag->name), tag->value);
+  return MlirWalkResultAdvance;
+}
+
+/* The index `op` was tagged with, or -1. */
+static intptr_t tagOf(MlirOperation op) {
+  MlirAttribute index = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(kBodyIndexAttribute));
+  return mlirAttributeIsNull(index) ? -1 : (intptr_t)mlirIntegerAttrGetValueInt(index);
+}
+
+static MlirWalkResult findTag(MlirOperation op, void *userData) {
+  intptr_t *index = userData;
+  *index = tagOf(op);
+  return *index < 0 ? MlirWalkResultAdvance : MlirWalkResultInterrupt;
+}
+
+/* A function with its chunk regions lowered, as it will run (the estimate of
+ * an unlowered region counts its results as new buffers beside what its body
+ * reads), and its profile; each op of the copy came tagged with its index in
+ * the body of the original. */
+typedef struct LoweredFunction {
+  MlirOperation copy;
+  MemoptMemoryProfile *profile; /* NULL when the lowered copy cannot be measured */
+} LoweredFunction;
+
+static LoweredFunction lowerTagged(MlirOperation func) {
+  LoweredFunction lowered = {copyBeside(func), NULL};
+  MlirContext context = mlirOperationGetContext(func);
+  MlirIdentifier name =
+      mlirIdentifierGet(context, mlirStringRefCreateFromCString(kBodyIndexAttribute));
+  intptr_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(functionBody(lowered.copy));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op), ++count) {
+    IndexTag tag = {name, mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), count)};
+    mlirOperationWalk(op, tagNested, &tag, MlirWalkPreOrder);
+  }
+  lowered.profile = profileLowered(lowered.copy);
+  return lowered;
+}
+
+static void loweredDestroy(LoweredFunction *lowered) {
+  memoptMemoryProfileDestroy(lowered->profile);
+  mlirOperationDestroy(lowered->copy);
+}
+
+/* The op of the lowered body that was op `index` of the original (no chunk
+ * region: lowering replaces those), or the null op. */
+static MlirOperation loweredOpAt(const LoweredFunction *lowered, intptr_t index) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(functionBody(lowered->copy));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (tagOf(op) == index)
+      return op;
+  return (MlirOperation){NULL};
+}
+
+/* The index in the original body of the op at the lowered function's peak,
+ * or -1: a peak in a region's loop, or on an op its lowering created before
+ * the loop, is the region's. */
+static intptr_t loweredPeakIndex(const LoweredFunction *lowered) {
+  if (!lowered->profile)
+    return -1;
+  MlirOperation op = memoptMemoryProfileGetPositionOp(
+      lowered->profile, memoptMemoryProfileGetPeakPosition(lowered->profile));
+  while (!mlirOperationIsNull(op) &&
+         !mlirBlockEqual(mlirOperationGetBlock(op), functionBody(lowered->copy)))
+    op = mlirOperationGetParentOperation(op);
+  intptr_t index = -1;
+  for (; !mlirOperationIsNull(op) && index < 0; op = mlirOperationGetNextInBlock(op))
+    mlirOperationWalk(op, findTag, &index, MlirWalkPreOrder);
+  return index;
+}
+
 /* The ops of the function body around the top-level op holding `region`
  * that lowering leaves in place (chunk regions are replaced by loops): the
  * positions between them are where the region's memory shows. */
@@ -399,39 +483,36 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
     }
 }
 
-/* Measures `func` with its chunk regions lowered, as the outcomes of choices
- * measure it (the estimate of an unlowered region counts its body's values
- * at full size), into `current` and the frame's position arrays; the
- * window's ops, [first, last] of the body, go to [windowStart, windowEnd). */
-static bool measureFunction(MlirOperation func, intptr_t first, intptr_t last, Frame *frame,
-                            Outcome *current) {
-  MlirOperation copy = copyBeside(func);
-  MlirOperation before = first > 0 ? nthOp(functionBody(copy), first - 1) : (MlirOperation){NULL};
-  MlirOperation after = nthOp(functionBody(copy), last + 1);
-  MemoptMemoryProfile *profile = profileLowered(copy);
+/* Takes the lowered function's profile into `current` and the frame's
+ * position arrays (choices' outcomes are measured lowered too); the window's
+ * ops, [first, last] of the body, go to [windowStart, windowEnd). */
+static bool measureFunction(const LoweredFunction *lowered, intptr_t first, intptr_t last,
+                            Frame *frame, Outcome *current) {
+  const MemoptMemoryProfile *profile = lowered->profile;
+  MlirOperation before = first > 0 ? loweredOpAt(lowered, first - 1) : (MlirOperation){NULL};
+  MlirOperation after = loweredOpAt(lowered, last + 1);
   size_t start = 0, end = 0;
-  bool ok = profile && (mlirOperationIsNull(before) ||
-                        memoptMemoryProfileLookupPosition(profile, before, &start)) &&
-            memoptMemoryProfileLookupPosition(profile, after, &end);
-  if (ok) {
-    current->peak = memoptMemoryProfileGetPeakBytes(profile);
-    current->peakPositions = peakPositionsOf(profile);
-    current->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
-    frame->positions = memoptMemoryProfileGetNumPositions(profile);
-    frame->windowStart = mlirOperationIsNull(before) ? 0 : start + 1;
-    frame->windowEnd = end;
-    frame->live = malloc(sizeof *frame->live * frame->positions);
-    frame->allocated = malloc(sizeof *frame->allocated * frame->positions);
-    if (!frame->live || !frame->allocated)
-      abort();
-    for (size_t i = 0; i < frame->positions; ++i) {
-      frame->live[i] = memoptMemoryProfileGetLiveBytes(profile, i);
-      frame->allocated[i] = memoptMemoryProfileGetAllocatedBytes(profile, i);
-    }
+  bool ok =
+      profile && (first == 0 || !mlirOperationIsNull(before)) && !mlirOperationIsNull(after) &&
+      (mlirOperationIsNull(before) || memoptMemoryProfileLookupPosition(profile, before, &start)) &&
+      memoptMemoryProfileLookupPosition(profile, after, &end);
+  if (!ok)
+    return false;
+  current->peak = memoptMemoryProfileGetPeakBytes(profile);
+  current->peakPositions = peakPositionsOf(profile);
+  current->allocatedPeak = memoptMemoryProfileGetPeakAllocatedBytes(profile);
+  frame->positions = memoptMemoryProfileGetNumPositions(profile);
+  frame->windowStart = mlirOperationIsNull(before) ? 0 : start + 1;
+  frame->windowEnd = end;
+  frame->live = malloc(sizeof *frame->live * frame->positions);
+  frame->allocated = malloc(sizeof *frame->allocated * frame->positions);
+  if (!frame->live || !frame->allocated)
+    abort();
+  for (size_t i = 0; i < frame->positions; ++i) {
+    frame->live[i] = memoptMemoryProfileGetLiveBytes(profile, i);
+    frame->allocated[i] = memoptMemoryProfileGetAllocatedBytes(profile, i);
   }
-  memoptMemoryProfileDestroy(profile);
-  mlirOperationDestroy(copy);
-  return ok;
+  return true;
 }
 
 /* Makes `frame` a window of `func` of ops [first, last] when the window's
@@ -515,15 +596,19 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
     return false;
   }
   memoptStringBufferDestroy(&error);
-  size_t peak = memoptMemoryProfileGetPeakPosition(profile);
-  MlirOperation peakOp = memoptMemoryProfileGetPositionOp(profile, peak);
+  LoweredFunction lowered = lowerTagged(func);
+  intptr_t peak = loweredPeakIndex(&lowered);
+  if (peak < 0)
+    peak = (intptr_t)memoptMemoryProfileGetPeakPosition(profile);
+  MlirOperation peakOp = nthOp(functionBody(func), peak);
   Outcome current = {memoptMemoryProfileGetPeakBytes(profile), 0, 0, 1,
                      memoptMemoryProfileGetPeakAllocatedBytes(profile)};
   Frame frame = {.func = func};
   intptr_t first, last;
-  windowBounds(func, (intptr_t)peak, limits->maxRegionOps, &first, &last);
-  if (measureFunction(func, first, last, &frame, &current) && !limits->wholeFunction &&
-      (first > 0 || last + 2 < countOps(functionBody(func))))
+  windowBounds(func, peak, limits->maxRegionOps, &first, &last);
+  bool measured = measureFunction(&lowered, first, last, &frame, &current);
+  loweredDestroy(&lowered);
+  if (measured && !limits->wholeFunction && (first > 0 || last + 2 < countOps(functionBody(func))))
     cutWindow(func, profile, first, last, &frame);
   if (!frame.isWindow)
     frame.positions = frame.windowStart = frame.windowEnd = 0; /* the copies hold every position */
@@ -531,7 +616,7 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   Search search = {&frame, limits, current.peak, current.peakPositions, current.allocatedPeak,
                    {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason, false};
   AutoChunkChoice top = search.best;
-  intptr_t peakIndex = (intptr_t)peak - (frame.isWindow ? frame.shift : 0);
+  intptr_t peakIndex = peak - (frame.isWindow ? frame.shift : 0);
   tryRangesAround(&search, top, peakIndex);
   /* A peak inside a chunk region: chunk its body further (nested regions,
    * possibly along another dimension). */

@@ -49,6 +49,12 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
       int64_t dim = memoptChunkPlanDimOf(plan, result);
       if (dim < 0 || !divides(result, dim, chunks))
         return false;
+      /* A region taken in runs over each chunk in whole chunks of its own. */
+      if (memoptOperationIsA(op, "chunk.region") &&
+          !divides(result, dim,
+                   chunks * mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(
+                                op, mlirStringRefCreateFromCString("chunk_size")))))
+        return false;
     }
   }
   for (intptr_t i = 0; i < memoptChunkPlanNumInputs(plan); ++i) {

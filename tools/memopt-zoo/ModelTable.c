@@ -28,6 +28,11 @@ static const ZooModelInfo kModels[] = {
      "resolution, skip concatenation",
      "batch=1 resolution=32 channels=3 hidden=128 groups=32 layers=2 heads=1 levels=4", zooConfigureUNet,
      zooBuildUNet},
+    {"unet-attention",
+     "the UNet's self-attention block alone: GroupNorm, q/k/v projections, softmax "
+     "attention over the H*W positions, output projection, residual",
+     "batch=1 resolution=16 hidden=256 groups=32 heads=1", zooConfigureUNetAttention,
+     zooBuildUNetAttention},
     {"mobilenet-v1", "MobileNet v1: 13 depthwise-separable blocks, ReLU6, global pool, classifier",
      CNN_OPTIONS, zooConfigureMobileNetV1, zooBuildMobileNetV1},
     {"mobilenet-v2", "MobileNet v2: 17 inverted residual blocks (expand, depthwise, project), ReLU6",

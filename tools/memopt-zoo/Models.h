@@ -59,6 +59,8 @@ void zooBuildEvoformer(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs
 /* UNet.c */
 bool zooConfigureUNet(ZooOptions *options, MemoptStringBuffer *error);
 void zooBuildUNet(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);
+bool zooConfigureUNetAttention(ZooOptions *options, MemoptStringBuffer *error);
+void zooBuildUNetAttention(ZooEmitter *e, const ZooOptions *options, ZooModelOutputs *outputs);
 
 /* Cnn.c */
 bool zooConfigureMobileNetV1(ZooOptions *options, MemoptStringBuffer *error);

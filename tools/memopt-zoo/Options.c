@@ -24,7 +24,8 @@ static const OptionInfo kOptions[] = {
     {"batch", OPTION_SIZE, FIELD(batch), false, "batch size (dynamic with --dynamic)"},
     {"seq", OPTION_SIZE, FIELD(seq), false, "sequence length (dynamic with --dynamic)"},
     {"hidden", OPTION_SIZE, FIELD(hidden), false,
-     "model width: hidden size; MSA channels c_m (evoformer); base channels (unet)"},
+     "model width: hidden size; MSA channels c_m (evoformer); base channels (unet); "
+     "channels (unet-attention)"},
     {"heads", OPTION_SIZE, FIELD(heads), false, "attention heads"},
     {"kv-heads", OPTION_SIZE, FIELD(kvHeads), false,
      "key/value heads, grouped-query attention (auto: = heads)"},

@@ -4,7 +4,9 @@
  * resolution (level 1) and in the middle,
  * skip connections by channel concatenation, nearest-neighbour upsampling.
  * NHWC throughout; with --dynamic the batch is `?`. The network predicts the
- * noise, so the training loss is the mean squared error against a target. */
+ * noise, so the training loss is the mean squared error against a target.
+ * `unet-attention` is the network's self-attention block alone, on a feature
+ * map of --resolution x --resolution x --hidden. */
 #include "Models.h"
 
 #include <stdio.h>
@@ -34,6 +36,10 @@ bool zooConfigureUNet(ZooOptions *o, MemoptStringBuffer *error) {
                                    o->hidden);
     return false;
   }
+  return zooConfigureUNetAttention(o, error);
+}
+
+bool zooConfigureUNetAttention(ZooOptions *o, MemoptStringBuffer *error) {
   return zooCheckDivides(o->groups, "--groups", o->hidden, "--hidden", error) &&
          zooCheckDivides(o->heads, "--heads", o->hidden, "--hidden", error);
 }
@@ -167,6 +173,16 @@ void zooBuildUNet(ZooEmitter *e, const ZooOptions *o, ZooModelOutputs *out) {
   h = zooPointwise(e, ZOO_SILU, zooGroupNorm(e, "norm_out", h, o->groups));
   out->count = 1;
   out->values[0] = zooConvolution(e, "conv_out", h, o->channels, 3, 1, true);
+  if (o->train)
+    out->loss = zooRegressionLoss(e, out);
+}
+
+void zooBuildUNetAttention(ZooEmitter *e, const ZooOptions *o, ZooModelOutputs *out) {
+  ZooSize dims[4] = {zooModelSize(e, o->dynamic, "batch", o->batch), zooSizeStatic(o->resolution),
+                     zooSizeStatic(o->resolution), zooSizeStatic(o->hidden)};
+  ZooValue x = zooInput(e, "x", e->floatType, 4, dims, zooFillWave(1.0, 0.0));
+  out->count = 1;
+  out->values[0] = attentionBlock(e, o, "attn", x);
   if (o->train)
     out->loss = zooRegressionLoss(e, out);
 }
