@@ -5,13 +5,15 @@
 # memory-schedule) are measured side by side in one memopt-run --compare:
 # peak heap bytes before/after, the reduction, the time ratio (fastest of
 # RUNS calls), whether the gradients are bit-identical; the pass's compile
-# time; and the gap of the heuristic to Checkmate's ILP where GLPK finishes
-# (print-remat-optimum). Then remat's compile time on a full-size GPT-2
-# (12 layers, 1024 tokens) and the ILP on small training steps.
+# time. Then remat's compile time on a full-size GPT-2 (12 layers, 1024
+# tokens), and the heuristic against Checkmate's ILP (print-remat-optimum)
+# with each solver, CBC and GLPK, on the benchmark training steps at 64
+# tokens and on smaller ones.
 #
 #   utils/bench-remat.sh [build dir]
 # Environment: RATIO (budget-ratio, default 0.6), SEQS (default "64 128 256"; empty: skip the table),
-# RUNS (default 3), ILP_SECONDS (GLPK time limit per ILP, default 20).
+# RUNS (default 3), ILP_SECONDS (solver time limit per ILP, default 20),
+# ILP_RATIOS (budget-ratios of the ILP table, default "RATIO 0.8"; empty: skip it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -20,6 +22,7 @@ ratio="${RATIO:-0.6}"
 seqs="${SEQS-64 128 256}"
 runs="${RUNS:-3}"
 ilp_seconds="${ILP_SECONDS:-20}"
+ilp_ratios="${ILP_RATIOS-$ratio 0.8}"
 for tool in memopt-zoo memopt-opt memopt-run; do
   [ -x "$bin/$tool" ] || { echo "bench-remat: build memopt first ($bin/$tool missing)" >&2; exit 1; }
 done
@@ -49,21 +52,6 @@ compile_seconds() {
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
 }
 
-# The gap remark of print-remat-optimum, shortened for the table.
-ilp_gap() {
-  local remark
-  remark="$("$bin/memopt-opt" "$1" -o /dev/null \
-    --pass-pipeline="builtin.module(func.func(print-remat-optimum{budget-ratio=$ratio time-limit=$ilp_seconds max-nodes=400}))" \
-    2>&1 | grep -o 'remark: print-remat-optimum: .*' || true)"
-  if [[ "$remark" == *"gap "* ]]; then
-    echo "${remark##*; gap }"
-  elif [[ "$remark" == *"no solution in time"* ]]; then
-    echo "ILP: no solution in ${ilp_seconds} s"
-  else
-    echo "ILP: ${remark#remark: print-remat-optimum: }"
-  fi
-}
-
 echo "remat benchmark: budget-ratio $ratio, $runs timed calls each, peaks measured by memopt-run"
 printf '%-13s %5s %-15s %10s %10s %9s %7s %8s %s\n' workload seq pipeline peak_before peak_after \
   reduction time compile outputs
@@ -90,7 +78,6 @@ for entry in "${workloads[@]}"; do
       printf '%-13s %5s %-15s %10s %10s %9s %7s %7ss %s\n' "$name" "$seq" "$label" "$before" \
         "$after" "$reduction" "x$time_ratio" "$(compile_seconds "$model" "$pipeline")" "$verdict"
     done
-    printf '%-13s %5s %-15s %s\n' "$name" "$seq" "ILP gap" "$(ilp_gap "$model")"
   done
 done
 
@@ -110,22 +97,70 @@ read -r parse_wall parse_user < "$work/gpt2-12.parse-time"
 echo "  $remark"
 echo "  memopt-opt with remat: ${wall} s wall, ${user} s user; without (parse and print): ${parse_wall} s wall, ${parse_user} s user"
 
-echo
-echo "the heuristic against the ILP on small training steps (budget-ratio 0.85 and $ratio):"
-small=(
-  "gpt2-block|gpt2-block --hidden=32 --heads=2 --seq=32 --train"
-  "llama-block|llama-block --hidden=32 --heads=2 --seq=32 --train"
-)
-for entry in "${small[@]}"; do
-  name="${entry%%|*}"
-  args="${entry#*|}"
-  model="$work/small-$name.mlir"
-  # shellcheck disable=SC2086
-  "$bin/memopt-zoo" $args -o "$model"
-  for r in 0.85 "$ratio"; do
-    remark="$("$bin/memopt-opt" "$model" -o /dev/null \
-      --pass-pipeline="builtin.module(func.func(print-remat-optimum{budget-ratio=$r time-limit=$ilp_seconds max-nodes=400}))" \
-      2>&1 | grep -o 'remark: print-remat-optimum: .*' || true)"
-    printf '  %-12s %s\n' "$name" "${remark#remark: print-remat-optimum: }"
+# One ILP row from a print-remat-optimum remark: the ILP compared with the
+# heuristic is the second one ("ILP at ...") when the heuristic fell short
+# of the budget.
+ilp_row() {
+  local remark="$1" solved status optimum bound heuristic gap
+  solved="${remark#*: }"
+  heuristic="$(grep -o 'heuristic: .*' <<< "$remark" | grep -o -m1 'recomputes [0-9.e+]*' | head -1)"
+  if [[ "$remark" == *"; ILP at "* ]]; then
+    solved="${remark##*; ILP at }"
+  fi
+  solved="${solved%%; heuristic:*}"
+  solved="${solved%%; gap*}"
+  case "$solved" in
+    *"proven optimal"*) status="optimal" ;;
+    *"proven within"*) status="within-gap" ;;
+    *"best found in time"*) status="feasible" ;;
+    *"no solution in time"*) status="no-solution" ;;
+    *"infeasible"*) status="infeasible" ;;
+    *) status="?" ;;
+  esac
+  optimum="$(grep -o 'optimum recomputes [0-9.e+]*' <<< "$solved" | awk '{ print $3 }')"
+  bound="$(grep -o 'at least [0-9.e+]*' <<< "$solved" | awk '{ print $3 }')"
+  if [[ "$remark" =~ \(([-0-9.]+)%\ of\ the\ optimum ]]; then
+    gap="${BASH_REMATCH[1]}%"
+  elif [[ "$remark" =~ \(([-0-9.]+)%\ of\ the\ bound ]]; then
+    gap="<=${BASH_REMATCH[1]}%"
+  else
+    gap="-"
+  fi
+  if [[ "$remark" == *"; ILP at "* ]]; then
+    status="$status@${remark##*; ILP at }"
+    status="${status%%:*}"
+  fi
+  printf '%-10s %-10s %10s %10s %12s %s' "$status" "${optimum:--}" "${bound:--}" \
+    "${heuristic#recomputes }" "" "$gap"
+}
+
+if [ -n "$ilp_ratios" ]; then
+  echo
+  echo "the heuristic against Checkmate's ILP (recompute costs in element operations; gap: heuristic"
+  echo "over the optimum, or <= over the solver's lower bound; status@R: the ILP at the heuristic's peak R):"
+  printf '%-20s %7s %5s %-6s %-10s %-10s %10s %10s %12s %s\n' graph buffers ratio solver status \
+    optimum bound heuristic "" gap
+  ilp_graphs=(
+    "gpt2-2layers-64|gpt2 --layers=2 --hidden=64 --heads=2 --vocab=100 --positions=256 --seq=64 --train"
+    "llama-block-64|llama-block --hidden=64 --heads=2 --seq=64 --train"
+    "gpt2-block-32|gpt2-block --hidden=32 --heads=2 --seq=32 --train"
+    "mha-32|mha --hidden=32 --heads=2 --seq=32 --train"
+  )
+  for entry in "${ilp_graphs[@]}"; do
+    name="${entry%%|*}"
+    args="${entry#*|}"
+    model="$work/ilp-$name.mlir"
+    # shellcheck disable=SC2086
+    "$bin/memopt-zoo" $args -o "$model"
+    for r in $ilp_ratios; do
+      for solver in cbc glpk; do
+        remark="$("$bin/memopt-opt" "$model" -o /dev/null \
+          --pass-pipeline="builtin.module(func.func(print-remat-optimum{budget-ratio=$r solver=$solver time-limit=$ilp_seconds max-nodes=400}))" \
+          2>&1 | grep -o 'remark: print-remat-optimum: .*' || true)"
+        remark="${remark#remark: print-remat-optimum: }"
+        buffers="$(grep -o '^[0-9]* buffers' <<< "$remark" | awk '{ print $1 }')"
+        printf '%-20s %7s %5s %-6s %s\n' "$name" "${buffers:-?}" "$r" "$solver" "$(ilp_row "$remark")"
+      done
+    done
   done
-done
+fi

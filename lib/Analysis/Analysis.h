@@ -559,6 +559,7 @@ typedef struct MemoptRematOptimum {
   double baseCost;        /* element operations of computing every node once */
   MemoptIlpStatus status; /* what the solver proved within its time limit */
   double recomputeCost;   /* element operations recomputed by the solution, when there is one */
+  double recomputeBound;  /* proven lower bound on the optimum's recompute cost; NAN: none */
   double solutionPeak;    /* the solution's peak in the graph's bytes */
 } MemoptRematOptimum;
 

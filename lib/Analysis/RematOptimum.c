@@ -29,6 +29,7 @@
 #include "Analysis/BufferizationModel.h"
 #include "IR/IR.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,6 +314,7 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
                              MemoptIlpSolver solver, double timeLimitSeconds, double relativeGap,
                              MemoptRematOptimum *result, MemoptStringBuffer *error) {
   memset(result, 0, sizeof *result);
+  result->recomputeBound = NAN;
   Node *nodes;
   size_t count;
   if (!buildGraph(func, &nodes, &count, error))
@@ -336,6 +338,7 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
       memoptBinaryProgramSolve(&program, solver, timeLimitSeconds, relativeGap, &solution, error);
   if (ok) {
     result->status = solution.status;
+    result->recomputeBound = solution.bound;
     if (solution.values) {
       result->recomputeCost = solution.objective;
       result->solutionPeak = solutionPeak(nodes, count, solution.values);

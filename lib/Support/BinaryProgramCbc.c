@@ -14,7 +14,7 @@ enum { CBC_STOPPED_ON_GAP = 2 };
 bool memoptBinaryProgramSolveCbc(const MemoptBinaryProgram *program, double timeLimitSeconds,
                                  double relativeGap, MemoptIlpSolution *solution,
                                  MemoptStringBuffer *error) {
-  *solution = (MemoptIlpSolution){.status = MemoptIlpNoSolutionInTime};
+  *solution = (MemoptIlpSolution){.status = MemoptIlpNoSolutionInTime, .bound = NAN};
   size_t columns = program->columnCount, rows = program->rowCount;
   const MemoptSparseMatrix *matrix = &program->matrix;
   CoinBigIndex *starts = calloc(columns + 1, sizeof *starts);
@@ -52,33 +52,40 @@ bool memoptBinaryProgramSolveCbc(const MemoptBinaryProgram *program, double time
   for (size_t c = 0; c < columns; ++c)
     Cbc_setInteger(model, (int)c);
   Cbc_setLogLevel(model, 0);
+  /* Wall seconds like GLPK's limit: CBC counts CPU seconds by default,
+   * which overshoot on a shared machine. */
+  Cbc_setParameter(model, "timeMode", "elapsed");
   Cbc_setMaximumSeconds(model, timeLimitSeconds);
   Cbc_setAllowableFractionGap(model, relativeGap);
   Cbc_solve(model);
-  bool ok = true;
   const double *best = Cbc_bestSolution(model);
-  if (Cbc_isAbandoned(model)) {
+  bool ok = !Cbc_isAbandoned(model);
+  if (!ok) {
     memoptStringBufferAppendCString(error, "CBC abandoned the search (numerical difficulties)");
-    ok = false;
   } else if (Cbc_isProvenInfeasible(model)) {
     solution->status = MemoptIlpInfeasible;
-  } else if (best) {
-    solution->objective = Cbc_getObjValue(model);
-    /* A search stopped on the gap may still have closed it. */
-    bool closed = solution->objective - Cbc_getBestPossibleObjValue(model) <=
-                  1e-9 * fmax(1, fabs(solution->objective));
-    if (Cbc_isProvenOptimal(model))
-      solution->status = Cbc_secondaryStatus(model) == CBC_STOPPED_ON_GAP && !closed
-                             ? MemoptIlpWithinGap
-                             : MemoptIlpProvenOptimal;
-    else
-      solution->status = MemoptIlpFeasibleInTime;
-    solution->values = malloc((columns + 1) * sizeof *solution->values);
-    if (!solution->values)
-      abort();
-    solution->values[0] = 0;
-    for (size_t c = 0; c < columns; ++c)
-      solution->values[c + 1] = best[c];
+  } else {
+    double bound = Cbc_getBestPossibleObjValue(model);
+    /* CBC says "no bound" with a huge value (before the root LP is solved). */
+    if (fabs(bound) < 1e30)
+      solution->bound = bound;
+    if (best) {
+      solution->objective = Cbc_getObjValue(model);
+      /* A search stopped on the gap may still have closed it. */
+      bool closed = solution->objective - bound <= 1e-9 * fmax(1, fabs(solution->objective));
+      if (Cbc_isProvenOptimal(model))
+        solution->status = Cbc_secondaryStatus(model) == CBC_STOPPED_ON_GAP && !closed
+                               ? MemoptIlpWithinGap
+                               : MemoptIlpProvenOptimal;
+      else
+        solution->status = MemoptIlpFeasibleInTime;
+      solution->values = malloc((columns + 1) * sizeof *solution->values);
+      if (!solution->values)
+        abort();
+      solution->values[0] = 0;
+      for (size_t c = 0; c < columns; ++c)
+        solution->values[c + 1] = best[c];
+    }
   }
   Cbc_deleteModel(model);
   return ok;

@@ -3,12 +3,22 @@
 #include "Support/Support.h"
 
 #include <glpk.h>
+#include <math.h>
 #include <stdlib.h>
+
+/* Keeps the bound of the best open node as the search goes: GLPK gives it
+ * only during the search, and it only rises. */
+static void trackBound(glp_tree *tree, void *info) {
+  double *bound = info;
+  int node = glp_ios_best_node(tree);
+  if (node)
+    *bound = glp_ios_node_bound(tree, node);
+}
 
 bool memoptBinaryProgramSolveGlpk(const MemoptBinaryProgram *program, double timeLimitSeconds,
                                   double relativeGap, MemoptIlpSolution *solution,
                                   MemoptStringBuffer *error) {
-  *solution = (MemoptIlpSolution){.status = MemoptIlpNoSolutionInTime};
+  *solution = (MemoptIlpSolution){.status = MemoptIlpNoSolutionInTime, .bound = NAN};
   glp_prob *problem = glp_create_prob();
   glp_set_obj_dir(problem, GLP_MIN);
   int columns = (int)program->columnCount;
@@ -34,6 +44,8 @@ bool memoptBinaryProgramSolveGlpk(const MemoptBinaryProgram *program, double tim
   parameters.fp_heur = GLP_ON; /* a feasible solution early, so a time-out still reports one */
   parameters.tm_lim = (int)(timeLimitSeconds * 1000);
   parameters.mip_gap = relativeGap;
+  parameters.cb_func = trackBound;
+  parameters.cb_info = &solution->bound;
   int status = glp_intopt(problem, &parameters);
   int mipStatus = glp_mip_status(problem);
   bool ok = true;
@@ -44,6 +56,8 @@ bool memoptBinaryProgramSolveGlpk(const MemoptBinaryProgram *program, double tim
                        : status == GLP_EMIPGAP             ? MemoptIlpWithinGap
                                                            : MemoptIlpFeasibleInTime;
     solution->objective = glp_mip_obj_val(problem);
+    if (solution->status == MemoptIlpProvenOptimal)
+      solution->bound = solution->objective;
     solution->values = malloc((program->columnCount + 1) * sizeof *solution->values);
     if (!solution->values)
       abort();

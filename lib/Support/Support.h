@@ -159,6 +159,7 @@ typedef enum MemoptIlpStatus {
 typedef struct MemoptIlpSolution {
   MemoptIlpStatus status;
   double objective;
+  double bound; /* proven lower bound on the optimum's objective; NAN when the solver had none */
   double *values;
 } MemoptIlpSolution;
 

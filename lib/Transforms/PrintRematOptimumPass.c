@@ -8,6 +8,7 @@
 #include "Transforms/PassList.h"
 #include "Transforms/Remat.h"
 
+#include <math.h>
 #include <string.h>
 
 static void appendSolution(MemoptStringBuffer *out, const MemoptRematOptimum *optimum,
@@ -17,7 +18,11 @@ static void appendSolution(MemoptStringBuffer *out, const MemoptRematOptimum *op
     memoptStringBufferAppendCString(out, "infeasible: no schedule fits the budget");
     return;
   case MemoptIlpNoSolutionInTime:
-    memoptStringBufferAppendFormat(out, "no solution in time (%.3g s)", timeLimit);
+    memoptStringBufferAppendFormat(out, "no solution in time (%.3g s", timeLimit);
+    if (isfinite(optimum->recomputeBound))
+      memoptStringBufferAppendFormat(out, "; the optimum recomputes at least %.6g",
+                                     optimum->recomputeBound);
+    memoptStringBufferAppendCString(out, ")");
     return;
   case MemoptIlpProvenOptimal:
   case MemoptIlpWithinGap:
@@ -30,6 +35,10 @@ static void appendSolution(MemoptStringBuffer *out, const MemoptRematOptimum *op
     memoptStringBufferAppendCString(out, " (proven optimal)");
   else if (optimum->status == MemoptIlpWithinGap)
     memoptStringBufferAppendFormat(out, " (proven within %g%% of the optimum)", 100 * gap);
+  else if (isfinite(optimum->recomputeBound))
+    memoptStringBufferAppendFormat(out,
+                                   " (best found in time; the optimum recomputes at least %.6g)",
+                                   optimum->recomputeBound);
   else
     memoptStringBufferAppendCString(out, " (best found in time, not proven optimal)");
 }
@@ -103,6 +112,14 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
       if (outcome.functionCost > 0)
         memoptStringBufferAppendFormat(&message, " (%.2f%% of the function's work)",
                                        100.0 * gap / outcome.functionCost);
+    }
+    /* Without a proven optimum the solver's bound still caps the gap. */
+    if (atHeuristic.status != MemoptIlpProvenOptimal && isfinite(atHeuristic.recomputeBound)) {
+      double most = outcome.recomputeCost - atHeuristic.recomputeBound;
+      memoptStringBufferAppendFormat(&message, "; gap at most %.6g element operations", most);
+      if (atHeuristic.recomputeBound > 0)
+        memoptStringBufferAppendFormat(&message, " (%.1f%% of the bound)",
+                                       100.0 * most / atHeuristic.recomputeBound);
     }
   }
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
