@@ -97,28 +97,35 @@ read -r parse_wall parse_user < "$work/gpt2-12.parse-time"
 echo "  $remark"
 echo "  memopt-opt with remat: ${wall} s wall, ${user} s user; without (parse and print): ${parse_wall} s wall, ${parse_user} s user"
 
-# One ILP row from a print-remat-optimum remark: the ILP compared with the
-# heuristic is the second one ("ILP at ...") when the heuristic fell short
-# of the budget.
-ilp_row() {
-  local remark="$1" solved status optimum bound heuristic gap
-  solved="${remark#*: }"
-  heuristic="$(grep -o 'heuristic: .*' <<< "$remark" | grep -o -m1 'recomputes [0-9.e+]*' | head -1)"
-  if [[ "$remark" == *"; ILP at "* ]]; then
-    solved="${remark##*; ILP at }"
-  fi
-  solved="${solved%%; heuristic:*}"
-  solved="${solved%%; gap*}"
-  case "$solved" in
-    *"proven optimal"*) status="optimal" ;;
-    *"proven within"*) status="within-gap" ;;
-    *"best found in time"*) status="feasible" ;;
-    *"no solution in time"*) status="no-solution" ;;
-    *"infeasible"*) status="infeasible" ;;
-    *) status="?" ;;
+# One word for what the solver proved, from an ILP's part of the remark.
+ilp_status() {
+  case "$1" in
+    *"proven optimal"*) echo optimal ;;
+    *"proven within"*) echo within-gap ;;
+    *"best found in time"*) echo feasible ;;
+    *"no solution in time"*) echo no-solution ;;
+    *"infeasible"*) echo infeasible ;;
+    *) echo "?" ;;
   esac
-  optimum="$(grep -o 'optimum recomputes [0-9.e+]*' <<< "$solved" | awk '{ print $3 }')"
-  bound="$(grep -o 'at least [0-9.e+]*' <<< "$solved" | awk '{ print $3 }')"
+}
+
+# The ILP columns of a print-remat-optimum remark. When the heuristic fell
+# short of the budget, the ILP ran again at the peak the heuristic reached
+# ("ILP at R"), and that second ILP is the one compared.
+ilp_row() {
+  local remark="$1" first compared status optimum bound heuristic gap
+  first="${remark#*at budget-ratio }"
+  first="${first%%; heuristic:*}"
+  status="$(ilp_status "$first")"
+  compared="$first"
+  if [[ "$remark" == *"; ILP at "* ]]; then
+    compared="${remark##*; ILP at }"
+    compared="${compared%%; gap*}"
+    status="$status, at ${compared%%:*}: $(ilp_status "$compared")"
+  fi
+  heuristic="$(grep -o 'heuristic: .*' <<< "$remark" | grep -o 'recomputes [0-9.e+]*' | head -1)"
+  optimum="$(grep -o 'optimum recomputes [0-9.e+]*' <<< "$compared" | awk '{ print $3 }')"
+  bound="$(grep -o 'at least [0-9.e+]*' <<< "$compared" | awk '{ print $3 }')"
   if [[ "$remark" =~ \(([-0-9.]+)%\ of\ the\ optimum ]]; then
     gap="${BASH_REMATCH[1]}%"
   elif [[ "$remark" =~ \(([-0-9.]+)%\ of\ the\ bound ]]; then
@@ -126,20 +133,16 @@ ilp_row() {
   else
     gap="-"
   fi
-  if [[ "$remark" == *"; ILP at "* ]]; then
-    status="$status@${remark##*; ILP at }"
-    status="${status%%:*}"
-  fi
-  printf '%-10s %-10s %10s %10s %12s %s' "$status" "${optimum:--}" "${bound:--}" \
-    "${heuristic#recomputes }" "" "$gap"
+  printf '%-34s %10s %10s %11s %s' "$status" "${optimum:--}" "${bound:--}" \
+    "${heuristic#recomputes }" "$gap"
 }
 
 if [ -n "$ilp_ratios" ]; then
   echo
-  echo "the heuristic against Checkmate's ILP (recompute costs in element operations; gap: heuristic"
-  echo "over the optimum, or <= over the solver's lower bound; status@R: the ILP at the heuristic's peak R):"
-  printf '%-20s %7s %5s %-6s %-10s %-10s %10s %10s %12s %s\n' graph buffers ratio solver status \
-    optimum bound heuristic "" gap
+  echo "the heuristic against Checkmate's ILP, ${ilp_seconds} s per ILP (recompute costs in element"
+  echo "operations; gap: the heuristic's cost over the optimum's, or <= over the solver's lower bound):"
+  printf '%-16s %7s %5s %-6s %-34s %10s %10s %11s %s\n' graph buffers ratio solver status \
+    optimum bound heuristic gap
   ilp_graphs=(
     "gpt2-2layers-64|gpt2 --layers=2 --hidden=64 --heads=2 --vocab=100 --positions=256 --seq=64 --train"
     "llama-block-64|llama-block --hidden=64 --heads=2 --seq=64 --train"
@@ -159,7 +162,7 @@ if [ -n "$ilp_ratios" ]; then
           2>&1 | grep -o 'remark: print-remat-optimum: .*' || true)"
         remark="${remark#remark: print-remat-optimum: }"
         buffers="$(grep -o '^[0-9]* buffers' <<< "$remark" | awk '{ print $1 }')"
-        printf '%-20s %7s %5s %-6s %s\n' "$name" "${buffers:-?}" "$r" "$solver" "$(ilp_row "$remark")"
+        printf '%-16s %7s %5s %-6s %s\n' "$name" "${buffers:-?}" "$r" "$solver" "$(ilp_row "$remark")"
       done
     done
   done
