@@ -7,11 +7,12 @@
 #include <stdlib.h>
 
 /* Keeps the bound of the best open node as the search goes: GLPK gives it
- * only during the search, and it only rises. */
+ * only during the search, and it only rises. A node whose LP is not solved
+ * yet has no bound (-DBL_MAX). */
 static void trackBound(glp_tree *tree, void *info) {
   double *bound = info;
   int node = glp_ios_best_node(tree);
-  if (node)
+  if (node && fabs(glp_ios_node_bound(tree, node)) < 1e30)
     *bound = glp_ios_node_bound(tree, node);
 }
 
