@@ -8,8 +8,8 @@ packages=(
   gcc g++ cmake ninja-build
   # MLIR 22 (C API, IRDL, upstream tools) and LLVM test tools (lit, FileCheck, not)
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  # python3 runs lit; ILP solver for the optimality oracles
-  python3 libglpk-dev
+  # python3 runs lit; ILP solvers (GLPK, COIN-OR CBC) for the optimality oracles
+  python3 libglpk-dev coinor-libcbc-dev
   # unit tests
   libcmocka-dev pkg-config
   # JSON reports (memory-estimate{report=...}), and jq to read them in tests

@@ -557,17 +557,15 @@ typedef struct MemoptRematOptimum {
   double modelPeak;       /* the graph's peak bytes without recomputation */
   double budget;          /* the budget in the graph's bytes */
   double baseCost;        /* element operations of computing every node once */
-  bool solved;            /* GLPK found a solution within the time limit */
-  bool optimal;           /* ... and proved it optimal */
-  bool withinGap;         /* ... or proved it within the relative gap of the optimum */
-  bool infeasible;        /* no schedule meets the budget */
-  double recomputeCost;   /* element operations recomputed by the solution */
+  MemoptIlpStatus status; /* what the solver proved within its time limit */
+  double recomputeCost;   /* element operations recomputed by the solution, when there is one */
+  double recomputeBound;  /* proven lower bound on the optimum's recompute cost; NAN: none */
   double solutionPeak;    /* the solution's peak in the graph's bytes */
 } MemoptRematOptimum;
 
-/// Solves Checkmate's ILP for `func` at `budgetFraction` of the graph's own peak, within `timeLimitSeconds`, stopping at `relativeGap` from the proven bound; false with the reason in `error` when the function cannot be modelled or has more than `maxNodes` buffers.
+/// Solves Checkmate's ILP for `func` at `budgetFraction` of the graph's own peak with `solver`, within `timeLimitSeconds`, stopping at `relativeGap` from the proven bound on the recompute cost; false with the reason in `error` when the function cannot be modelled, has more than `maxNodes` buffers or the solver fails.
 bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
-                             double timeLimitSeconds, double relativeGap,
+                             MemoptIlpSolver solver, double timeLimitSeconds, double relativeGap,
                              MemoptRematOptimum *result, MemoptStringBuffer *error);
 
 #ifdef __cplusplus

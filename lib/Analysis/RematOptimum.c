@@ -1,6 +1,7 @@
 /* The optimal rematerialization of a small function: Checkmate's integer
- * program (Jain et al., MLSys 2020), solved by GLPK, to measure how far the
- * remat heuristic is from the optimum.
+ * program (Jain et al., MLSys 2020), solved by GLPK or CBC
+ * (memoptBinaryProgramSolve), to measure how far the remat heuristic is from
+ * the optimum.
  *
  * The graph: one node per buffer of the memory profile (its bytes are the
  * node's memory), computed by the top-level ops writing into it (their
@@ -12,7 +13,7 @@
  *   R[t][i]  node i is computed in stage t (i <= t; R[t][t] = 1)
  *   S[t][i]  node i is kept in memory from stage t-1 into stage t (i < t)
  *
- *   minimize   sum cost(i) R[t][i]
+ *   minimize   sum cost(i) R[t][i] over i < t (the recompute cost)
  *   subject to R[t][j] <= R[t][i] + S[t][i]     for every edge i -> j, j <= t
  *              S[t+1][i] <= R[t][i] + S[t][i]
  *              S[t][i] = 1 for t > i when i is returned
@@ -28,7 +29,7 @@
 #include "Analysis/BufferizationModel.h"
 #include "IR/IR.h"
 
-#include <glpk.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,28 +215,11 @@ static int columnS(size_t count, size_t t, size_t i) {
   return 1 + (int)(count * (count + 1) / 2 + t * (t - 1) / 2 + i);
 }
 
-bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
-                             double timeLimitSeconds, double relativeGap,
-                             MemoptRematOptimum *result, MemoptStringBuffer *error) {
-  memset(result, 0, sizeof *result);
-  Node *nodes;
-  size_t count;
-  if (!buildGraph(func, &nodes, &count, error))
-    return false;
-  result->nodes = count;
-  result->baseCost = 0;
-  for (size_t n = 0; n < count; ++n)
-    result->baseCost += nodes[n].cost;
-  result->modelPeak = unoptimizedPeak(nodes, count);
-  result->budget = result->modelPeak * budgetFraction;
-  if (count > maxNodes) {
-    memoptStringBufferAppendFormat(error, "%zu buffers, more than the ILP's limit of %zu", count,
-                                   maxNodes);
-    for (size_t n = 0; n < count; ++n)
-      memoptIndexListDestroy(&nodes[n].reads);
-    free(nodes);
-    return false;
-  }
+/* Checkmate's program for `nodes` at `budget`. The objective is the
+ * recompute cost alone: R[t][t] is fixed to 1 and costs nothing here (the
+ * base cost is a constant), so a relative gap is one of the recompute cost. */
+static void buildProgram(const Node *nodes, size_t count, double budget,
+                         MemoptBinaryProgram *program) {
   /* Variables that cannot help are fixed to 0 (presolve drops them):
    * R[t][i] and S[t][i] once no node from t on depends on i, directly or
    * through others (lastNeed: the last such node; returned nodes are
@@ -254,94 +238,114 @@ bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t m
         lastNeed[i] = lastNeed[t];
     }
   }
-  glp_prob *problem = glp_create_prob();
-  glp_set_obj_dir(problem, GLP_MIN);
-  int columns = (int)(count * count);
-  if (columns > 0)
-    glp_add_cols(problem, columns);
+  memoptBinaryProgramAddColumns(program, count * count);
   for (size_t t = 0; t < count; ++t) {
     for (size_t i = 0; i <= t; ++i) {
       int column = columnR(t, i);
-      glp_set_col_kind(problem, column, GLP_BV);
-      glp_set_obj_coef(problem, column, nodes[i].cost);
       if (i == t)
-        glp_set_col_bnds(problem, column, GLP_FX, 1, 1);
+        memoptBinaryProgramFix(program, column, 1);
       else if (lastNeed[i] < t)
-        glp_set_col_bnds(problem, column, GLP_FX, 0, 0);
+        memoptBinaryProgramFix(program, column, 0);
+      else
+        memoptBinaryProgramSetObjective(program, column, nodes[i].cost);
     }
     for (size_t i = 0; i < t; ++i) {
       int column = columnS(count, t, i);
-      glp_set_col_kind(problem, column, GLP_BV);
       if (nodes[i].returned)
-        glp_set_col_bnds(problem, column, GLP_FX, 1, 1);
+        memoptBinaryProgramFix(program, column, 1);
       else if (lastNeed[i] < t)
-        glp_set_col_bnds(problem, column, GLP_FX, 0, 0);
+        memoptBinaryProgramFix(program, column, 0);
     }
   }
   free(lastNeed);
-  MemoptSparseMatrix matrix = {0};
   for (size_t t = 0; t < count; ++t) {
     /* Dependences: R[t][j] - R[t][i] - S[t][i] <= 0. */
     for (size_t j = 0; j <= t; ++j)
       for (size_t k = 0; k < nodes[j].reads.count; ++k) {
         size_t i = nodes[j].reads.items[k];
-        int row = glp_add_rows(problem, 1);
-        glp_set_row_bnds(problem, row, GLP_UP, 0, 0);
-        memoptSparseMatrixAdd(&matrix, row, columnR(t, j), 1);
-        memoptSparseMatrixAdd(&matrix, row, columnR(t, i), -1);
+        int row = memoptBinaryProgramAddRow(program, 0);
+        memoptBinaryProgramAddCoefficient(program, row, columnR(t, j), 1);
+        memoptBinaryProgramAddCoefficient(program, row, columnR(t, i), -1);
         if (i < t)
-          memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), -1);
+          memoptBinaryProgramAddCoefficient(program, row, columnS(count, t, i), -1);
       }
     /* Keeping: S[t+1][i] - R[t][i] - S[t][i] <= 0. */
     if (t + 1 < count)
       for (size_t i = 0; i <= t; ++i) {
-        int row = glp_add_rows(problem, 1);
-        glp_set_row_bnds(problem, row, GLP_UP, 0, 0);
-        memoptSparseMatrixAdd(&matrix, row, columnS(count, t + 1, i), 1);
-        memoptSparseMatrixAdd(&matrix, row, columnR(t, i), -1);
+        int row = memoptBinaryProgramAddRow(program, 0);
+        memoptBinaryProgramAddCoefficient(program, row, columnS(count, t + 1, i), 1);
+        memoptBinaryProgramAddCoefficient(program, row, columnR(t, i), -1);
         if (i < t)
-          memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), -1);
+          memoptBinaryProgramAddCoefficient(program, row, columnS(count, t, i), -1);
       }
     /* Memory of the stage. */
-    int row = glp_add_rows(problem, 1);
-    glp_set_row_bnds(problem, row, GLP_UP, 0, result->budget);
+    int row = memoptBinaryProgramAddRow(program, budget);
     for (size_t i = 0; i <= t; ++i) {
-      memoptSparseMatrixAdd(&matrix, row, columnR(t, i), nodes[i].bytes);
+      memoptBinaryProgramAddCoefficient(program, row, columnR(t, i), nodes[i].bytes);
       if (i < t)
-        memoptSparseMatrixAdd(&matrix, row, columnS(count, t, i), nodes[i].bytes);
+        memoptBinaryProgramAddCoefficient(program, row, columnS(count, t, i), nodes[i].bytes);
     }
   }
-  glp_load_matrix(problem, (int)matrix.count, matrix.rows, matrix.columns, matrix.values);
-  glp_iocp parameters;
-  glp_init_iocp(&parameters);
-  parameters.presolve = GLP_ON;
-  parameters.msg_lev = GLP_MSG_OFF;
-  parameters.fp_heur = GLP_ON; /* a feasible schedule early, so a time-out still reports one */
-  parameters.tm_lim = (int)(timeLimitSeconds * 1000);
-  parameters.mip_gap = relativeGap;
-  int status = glp_intopt(problem, &parameters);
-  int mipStatus = glp_mip_status(problem);
-  result->optimal = status == 0 && mipStatus == GLP_OPT;
-  result->withinGap = result->optimal || status == GLP_EMIPGAP;
-  result->solved = mipStatus == GLP_OPT || mipStatus == GLP_FEAS;
-  result->infeasible = mipStatus == GLP_NOFEAS || status == GLP_ENOPFS;
-  if (result->solved) {
-    result->recomputeCost = glp_mip_obj_val(problem) - result->baseCost;
-    for (size_t t = 0; t < count; ++t) {
-      double bytes = 0;
-      for (size_t i = 0; i <= t; ++i) {
-        bytes += nodes[i].bytes * (glp_mip_col_val(problem, columnR(t, i)) > 0.5);
-        if (i < t)
-          bytes += nodes[i].bytes * (glp_mip_col_val(problem, columnS(count, t, i)) > 0.5);
-      }
-      if (bytes > result->solutionPeak)
-        result->solutionPeak = bytes;
+}
+
+/* The largest stage memory of a solution's R and S. */
+static double solutionPeak(const Node *nodes, size_t count, const double *values) {
+  double peak = 0;
+  for (size_t t = 0; t < count; ++t) {
+    double bytes = 0;
+    for (size_t i = 0; i <= t; ++i) {
+      bytes += nodes[i].bytes * (values[columnR(t, i)] > 0.5);
+      if (i < t)
+        bytes += nodes[i].bytes * (values[columnS(count, t, i)] > 0.5);
     }
+    if (bytes > peak)
+      peak = bytes;
   }
-  glp_delete_prob(problem);
-  memoptSparseMatrixDestroy(&matrix);
+  return peak;
+}
+
+static void destroyNodes(Node *nodes, size_t count) {
   for (size_t n = 0; n < count; ++n)
     memoptIndexListDestroy(&nodes[n].reads);
   free(nodes);
-  return true;
+}
+
+bool memoptRematOptimumSolve(MlirOperation func, double budgetFraction, size_t maxNodes,
+                             MemoptIlpSolver solver, double timeLimitSeconds, double relativeGap,
+                             MemoptRematOptimum *result, MemoptStringBuffer *error) {
+  memset(result, 0, sizeof *result);
+  result->recomputeBound = NAN;
+  Node *nodes;
+  size_t count;
+  if (!buildGraph(func, &nodes, &count, error))
+    return false;
+  result->nodes = count;
+  result->baseCost = 0;
+  for (size_t n = 0; n < count; ++n)
+    result->baseCost += nodes[n].cost;
+  result->modelPeak = unoptimizedPeak(nodes, count);
+  result->budget = result->modelPeak * budgetFraction;
+  if (count > maxNodes) {
+    memoptStringBufferAppendFormat(error, "%zu buffers, more than the ILP's limit of %zu", count,
+                                   maxNodes);
+    destroyNodes(nodes, count);
+    return false;
+  }
+  MemoptBinaryProgram program = {0};
+  buildProgram(nodes, count, result->budget, &program);
+  MemoptIlpSolution solution;
+  bool ok =
+      memoptBinaryProgramSolve(&program, solver, timeLimitSeconds, relativeGap, &solution, error);
+  if (ok) {
+    result->status = solution.status;
+    result->recomputeBound = solution.bound;
+    if (solution.values) {
+      result->recomputeCost = solution.objective;
+      result->solutionPeak = solutionPeak(nodes, count, solution.values);
+    }
+    memoptIlpSolutionDestroy(&solution);
+  }
+  memoptBinaryProgramDestroy(&program);
+  destroyNodes(nodes, count);
+  return ok;
 }

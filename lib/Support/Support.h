@@ -1,5 +1,6 @@
 /* memopt support: growable strings, whole-file I/O, small text utilities,
- * SVG timelines and sparse matrices for linear programs.
+ * SVG timelines, sparse matrices and binary integer programs with their
+ * solvers (GLPK, CBC).
  *
  * Ownership: every function that returns a heap pointer says so; the caller
  * frees it with free(). Errors are returned, never printed from here. */
@@ -122,6 +123,83 @@ void memoptSparseMatrixAdd(MemoptSparseMatrix *matrix, int row, int column, doub
 
 /// Frees what `matrix` holds and leaves it empty.
 void memoptSparseMatrixDestroy(MemoptSparseMatrix *matrix);
+
+/*===------------------------------------------------------------------===*
+ * Binary integer programs and their solvers (BinaryProgram.c,
+ * BinaryProgramGlpk.c, BinaryProgramCbc.c)
+ *===------------------------------------------------------------------===*/
+
+/// Minimize sum objective[c] x[c] over x[c] in {0, 1} (or fixed) subject to
+/// rows sum matrix[r][c] x[c] <= rowUpper[r]. Columns and rows are numbered
+/// from 1 (GLPK's convention, index 0 of every array unused). Zero-initialize
+/// before use; the program owns its arrays.
+typedef struct MemoptBinaryProgram {
+  size_t columnCount, rowCount;
+  size_t columnCapacity, rowCapacity;
+  double *objective; /* per column */
+  double *lower;     /* per column: 0, or 1 when fixed to 1 */
+  double *upper;     /* per column: 1, or 0 when fixed to 0 */
+  double *rowUpper;  /* per row */
+  MemoptSparseMatrix matrix;
+} MemoptBinaryProgram;
+
+/// The solvers that memoptBinaryProgramSolve can hand a program to.
+typedef enum MemoptIlpSolver { MemoptIlpSolverGlpk, MemoptIlpSolverCbc } MemoptIlpSolver;
+
+/// What a solver proved about its answer.
+typedef enum MemoptIlpStatus {
+  MemoptIlpProvenOptimal,    /* the solution is optimal */
+  MemoptIlpWithinGap,        /* proven within the relative gap of the optimum */
+  MemoptIlpFeasibleInTime,   /* the best found before the time limit, not proven */
+  MemoptIlpNoSolutionInTime, /* nothing found before the time limit */
+  MemoptIlpInfeasible,       /* no assignment satisfies the rows */
+} MemoptIlpStatus;
+
+/// A solver's answer; `values` (per column, index 0 unused) is owned and NULL without a solution.
+typedef struct MemoptIlpSolution {
+  MemoptIlpStatus status;
+  double objective;
+  double bound; /* proven lower bound on the optimum's objective; NAN when the solver had none */
+  double *values;
+} MemoptIlpSolution;
+
+/// Appends `count` free binary columns of objective 0 and returns the number of the first.
+int memoptBinaryProgramAddColumns(MemoptBinaryProgram *program, size_t count);
+
+/// Sets the objective coefficient of `column`.
+void memoptBinaryProgramSetObjective(MemoptBinaryProgram *program, int column, double cost);
+
+/// Fixes `column` to `value` (0 or 1) by its bounds.
+void memoptBinaryProgramFix(MemoptBinaryProgram *program, int column, double value);
+
+/// Appends the row "sum <= `upper`" with no coefficients yet and returns its number.
+int memoptBinaryProgramAddRow(MemoptBinaryProgram *program, double upper);
+
+/// Adds the coefficient `value` of `column` in `row`.
+void memoptBinaryProgramAddCoefficient(MemoptBinaryProgram *program, int row, int column,
+                                       double value);
+
+/// Frees what `program` holds and leaves it empty.
+void memoptBinaryProgramDestroy(MemoptBinaryProgram *program);
+
+/// Solves `program` with `solver` within `timeLimitSeconds`, stopping at `relativeGap`; false with
+/// the reason in `error` when the solver fails (not when it finds nothing in time).
+bool memoptBinaryProgramSolve(const MemoptBinaryProgram *program, MemoptIlpSolver solver,
+                              double timeLimitSeconds, double relativeGap,
+                              MemoptIlpSolution *solution, MemoptStringBuffer *error);
+
+/// memoptBinaryProgramSolve with GLPK (BinaryProgramGlpk.c).
+bool memoptBinaryProgramSolveGlpk(const MemoptBinaryProgram *program, double timeLimitSeconds,
+                                  double relativeGap, MemoptIlpSolution *solution,
+                                  MemoptStringBuffer *error);
+
+/// memoptBinaryProgramSolve with COIN-OR CBC (BinaryProgramCbc.c).
+bool memoptBinaryProgramSolveCbc(const MemoptBinaryProgram *program, double timeLimitSeconds,
+                                 double relativeGap, MemoptIlpSolution *solution,
+                                 MemoptStringBuffer *error);
+
+/// Frees the values of `solution`.
+void memoptIlpSolutionDestroy(MemoptIlpSolution *solution);
 
 #ifdef __cplusplus
 }

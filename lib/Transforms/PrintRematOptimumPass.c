@@ -8,21 +8,44 @@
 #include "Transforms/PassList.h"
 #include "Transforms/Remat.h"
 
+#include <math.h>
+#include <string.h>
 
 static void appendSolution(MemoptStringBuffer *out, const MemoptRematOptimum *optimum,
                            double timeLimit, double gap) {
-  if (optimum->infeasible)
+  switch (optimum->status) {
+  case MemoptIlpInfeasible:
     memoptStringBufferAppendCString(out, "infeasible: no schedule fits the budget");
-  else if (!optimum->solved)
-    memoptStringBufferAppendFormat(out, "no solution in time (%.3g s)", timeLimit);
-  else
-    memoptStringBufferAppendFormat(out, "optimum recomputes %.6g element operations", optimum->recomputeCost);
-  if (optimum->solved && optimum->optimal)
+    return;
+  case MemoptIlpNoSolutionInTime:
+    memoptStringBufferAppendFormat(out, "no solution in time (%.3g s", timeLimit);
+    if (isfinite(optimum->recomputeBound))
+      memoptStringBufferAppendFormat(out, "; the optimum recomputes at least %.6g",
+                                     optimum->recomputeBound);
+    memoptStringBufferAppendCString(out, ")");
+    return;
+  case MemoptIlpProvenOptimal:
+  case MemoptIlpWithinGap:
+  case MemoptIlpFeasibleInTime:
+    break;
+  }
+  memoptStringBufferAppendFormat(out, "optimum recomputes %.6g element operations",
+                                 optimum->recomputeCost);
+  if (optimum->status == MemoptIlpProvenOptimal)
     memoptStringBufferAppendCString(out, " (proven optimal)");
-  else if (optimum->solved && optimum->withinGap)
+  else if (optimum->status == MemoptIlpWithinGap)
     memoptStringBufferAppendFormat(out, " (proven within %g%% of the optimum)", 100 * gap);
-  else if (optimum->solved)
+  else if (isfinite(optimum->recomputeBound))
+    memoptStringBufferAppendFormat(out,
+                                   " (best found in time; the optimum recomputes at least %.6g)",
+                                   optimum->recomputeBound);
+  else
     memoptStringBufferAppendCString(out, " (best found in time, not proven optimal)");
+}
+
+static bool hasSolution(const MemoptRematOptimum *optimum) {
+  return optimum->status == MemoptIlpProvenOptimal || optimum->status == MemoptIlpWithinGap ||
+         optimum->status == MemoptIlpFeasibleInTime;
 }
 
 static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
@@ -33,6 +56,9 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
   double timeLimit = memoptPassOptionsGetFloat(options, "time-limit");
   size_t maxNodes = (size_t)memoptPassOptionsGetInteger(options, "max-nodes");
   double ilpGap = memoptPassOptionsGetFloat(options, "ilp-gap");
+  MemoptIlpSolver solver = strcmp(memoptPassOptionsGetString(options, "solver"), "glpk") == 0
+                               ? MemoptIlpSolverGlpk
+                               : MemoptIlpSolverCbc;
   RematLimits limits = {
       .budgetRatio = ratio,
       .maxChain = (size_t)memoptPassOptionsGetInteger(options, "max-chain"),
@@ -51,7 +77,8 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
   MemoptRematOptimum optimum;
   if (!heuristicRan) {
     memoptStringBufferAppendFormat(&message, "not compared: %s", error.data);
-  } else if (!memoptRematOptimumSolve(func, ratio, maxNodes, timeLimit, ilpGap, &optimum, &error)) {
+  } else if (!memoptRematOptimumSolve(func, ratio, maxNodes, solver, timeLimit, ilpGap, &optimum,
+                                      &error)) {
     memoptStringBufferAppendFormat(&message, "no ILP: %s", error.data);
   } else {
     memoptStringBufferAppendFormat(
@@ -70,12 +97,13 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
     MemoptRematOptimum atHeuristic = optimum;
     if (!outcome.budgetMet) {
       memoptStringBufferClear(&error);
-      if (memoptRematOptimumSolve(func, achieved, maxNodes, timeLimit, ilpGap, &atHeuristic, &error)) {
+      if (memoptRematOptimumSolve(func, achieved, maxNodes, solver, timeLimit, ilpGap, &atHeuristic,
+                                  &error)) {
         memoptStringBufferAppendFormat(&message, "; ILP at %.3f: ", achieved);
         appendSolution(&message, &atHeuristic, timeLimit, ilpGap);
       }
     }
-    if (atHeuristic.solved) {
+    if (hasSolution(&atHeuristic)) {
       double gap = outcome.recomputeCost - atHeuristic.recomputeCost;
       memoptStringBufferAppendFormat(&message, "; gap %.6g element operations", gap);
       if (atHeuristic.recomputeCost > 0)
@@ -84,6 +112,14 @@ static MlirLogicalResult runPrintRematOptimum(MlirOperation func,
       if (outcome.functionCost > 0)
         memoptStringBufferAppendFormat(&message, " (%.2f%% of the function's work)",
                                        100.0 * gap / outcome.functionCost);
+    }
+    /* Without a proven optimum the solver's bound still caps the gap. */
+    if (atHeuristic.status != MemoptIlpProvenOptimal && isfinite(atHeuristic.recomputeBound)) {
+      double most = outcome.recomputeCost - atHeuristic.recomputeBound;
+      memoptStringBufferAppendFormat(&message, "; gap at most %.6g element operations", most);
+      if (atHeuristic.recomputeBound > 0)
+        memoptStringBufferAppendFormat(&message, " (%.1f%% of the bound)",
+                                       100.0 * most / atHeuristic.recomputeBound);
     }
   }
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
@@ -102,16 +138,20 @@ static const MemoptPassOptionInfo printRematOptimumOptions[] = {
     {"max-recompute", MemoptOptionFloat, "0.15", "the heuristic's max-recompute", NULL, 0, 100},
     {"max-nodes", MemoptOptionInteger, "80",
      "largest graph (buffers) given to the ILP; larger functions are not solved", NULL, 1, 100000},
-    {"time-limit", MemoptOptionFloat, "10", "seconds GLPK may take per ILP", NULL, 0.001, 86400},
+    {"solver", MemoptOptionChoice, "cbc", "the ILP solver", "glpk|cbc", 0, 0},
+    {"time-limit", MemoptOptionFloat, "10", "seconds the solver may take per ILP", NULL, 0.001,
+     86400},
     {"ilp-gap", MemoptOptionFloat, "0.01",
-     "GLPK stops once its solution is proven within this fraction of the optimum (0: exact)", NULL,
-     0, 1},
+     "the solver stops once its recompute cost is proven within this fraction of the optimum (0: "
+     "exact)",
+     NULL, 0, 1},
 };
 
 const MemoptPassInfo memoptPrintRematOptimumPass = {
     .argument = "print-remat-optimum",
-    .summary = "Report the optimal rematerialization (Checkmate's ILP, GLPK) beside the remat "
-               "heuristic's (remarks)",
+    .summary =
+        "Report the optimal rematerialization (Checkmate's ILP, CBC or GLPK) beside the remat "
+        "heuristic's (remarks)",
     .anchor = "func.func",
     .options = printRematOptimumOptions,
     .optionCount = sizeof printRematOptimumOptions / sizeof *printRematOptimumOptions,

@@ -124,6 +124,67 @@ static void readMissingFileExplains(void **state) {
   free(path);
 }
 
+/* min 3a + 2b + 4c + d over binaries, with a + b >= 1, b + c >= 1 and
+ * a + b + c <= 2 (as <= rows), d fixed to 1 and b to 0: only a = c = 1
+ * is left, cost 8. The entries go in by rows; CBC reads them by columns. */
+static void buildCoverProgram(MemoptBinaryProgram *program) {
+  int a = memoptBinaryProgramAddColumns(program, 4), b = a + 1, c = a + 2, d = a + 3;
+  memoptBinaryProgramSetObjective(program, a, 3);
+  memoptBinaryProgramSetObjective(program, b, 2);
+  memoptBinaryProgramSetObjective(program, c, 4);
+  memoptBinaryProgramSetObjective(program, d, 1);
+  memoptBinaryProgramFix(program, d, 1);
+  memoptBinaryProgramFix(program, b, 0);
+  int row = memoptBinaryProgramAddRow(program, -1);
+  memoptBinaryProgramAddCoefficient(program, row, a, -1);
+  memoptBinaryProgramAddCoefficient(program, row, b, -1);
+  row = memoptBinaryProgramAddRow(program, -1);
+  memoptBinaryProgramAddCoefficient(program, row, b, -1);
+  memoptBinaryProgramAddCoefficient(program, row, c, -1);
+  row = memoptBinaryProgramAddRow(program, 2);
+  for (int column = a; column <= c; ++column)
+    memoptBinaryProgramAddCoefficient(program, row, column, 1);
+}
+
+static void binaryProgramSolversAgree(void **state) {
+  MemoptBinaryProgram program = {0};
+  buildCoverProgram(&program);
+  const MemoptIlpSolver solvers[] = {MemoptIlpSolverGlpk, MemoptIlpSolverCbc};
+  for (size_t k = 0; k < 2; ++k) {
+    MemoptIlpSolution solution;
+    MemoptStringBuffer error = memoptStringBufferCreate();
+    assert_true(memoptBinaryProgramSolve(&program, solvers[k], 10, 0, &solution, &error));
+    assert_int_equal(solution.status, MemoptIlpProvenOptimal);
+    assert_float_equal(solution.objective, 8, 1e-9);
+    assert_float_equal(solution.bound, 8, 1e-6);
+    const double expected[] = {0, 1, 0, 1, 1};
+    for (int column = 1; column <= 4; ++column)
+      assert_float_equal(solution.values[column], expected[column], 1e-9);
+    memoptIlpSolutionDestroy(&solution);
+    memoptStringBufferDestroy(&error);
+  }
+  memoptBinaryProgramDestroy(&program);
+}
+
+static void binaryProgramInfeasibleForBothSolvers(void **state) {
+  MemoptBinaryProgram program = {0};
+  buildCoverProgram(&program);
+  /* a + c <= 1 contradicts the covers once b is fixed to 0. */
+  int row = memoptBinaryProgramAddRow(&program, 1);
+  memoptBinaryProgramAddCoefficient(&program, row, 1, 1);
+  memoptBinaryProgramAddCoefficient(&program, row, 3, 1);
+  const MemoptIlpSolver solvers[] = {MemoptIlpSolverGlpk, MemoptIlpSolverCbc};
+  for (size_t k = 0; k < 2; ++k) {
+    MemoptIlpSolution solution;
+    MemoptStringBuffer error = memoptStringBufferCreate();
+    assert_true(memoptBinaryProgramSolve(&program, solvers[k], 10, 0, &solution, &error));
+    assert_int_equal(solution.status, MemoptIlpInfeasible);
+    assert_null(solution.values);
+    memoptStringBufferDestroy(&error);
+  }
+  memoptBinaryProgramDestroy(&program);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: memopt-unit-support <scratch directory>\n");
@@ -143,6 +204,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(atomicWriteReplacesWholeFile),
       cmocka_unit_test(atomicWriteFailureLeavesNothing),
       cmocka_unit_test(readMissingFileExplains),
+      cmocka_unit_test(binaryProgramSolversAgree),
+      cmocka_unit_test(binaryProgramInfeasibleForBothSolvers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

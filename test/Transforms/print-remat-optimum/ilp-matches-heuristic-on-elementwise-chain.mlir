@@ -3,9 +3,12 @@
 // ILP's model as in the estimator). At 0.9 of the peak the cheapest schedule
 // recomputes exp and mul (1024 element operations each) before the add, as
 // the heuristic does: gap 0. At 0.5 no schedule fits (the broadcast and the
-// sum alone take 36864 bytes). The IR is not changed.
-// RUN: memopt-opt %s --print-remat-optimum=budget-ratio=0.9 2>&1 | FileCheck %s --check-prefix=FITS
-// RUN: memopt-opt %s --print-remat-optimum=budget-ratio=0.5 -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
+// sum alone take 36864 bytes). CBC and GLPK prove the same. The IR is not
+// changed.
+// RUN: memopt-opt %s --print-remat-optimum="budget-ratio=0.9 solver=cbc" 2>&1 | FileCheck %s --check-prefix=FITS
+// RUN: memopt-opt %s --print-remat-optimum="budget-ratio=0.9 solver=glpk" 2>&1 | FileCheck %s --check-prefix=FITS
+// RUN: memopt-opt %s --print-remat-optimum="budget-ratio=0.5 solver=cbc" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
+// RUN: memopt-opt %s --print-remat-optimum="budget-ratio=0.5 solver=glpk" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 // RUN: memopt-opt %s --print-remat-optimum="max-nodes=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // FITS: remark: print-remat-optimum: 5 buffers, ILP model peak 40960 bytes (estimator 40960); at budget-ratio 0.9: optimum recomputes 2048 element operations (proven optimal); heuristic: peak 40960 -> 36864 bytes (0.900 of the peak, budget met), recomputes 2048 element operations; gap 0 element operations (0.0% of the optimum's)
