@@ -265,21 +265,12 @@ static int64_t elementBytes(MlirType type) {
 /* Evaluates the offsets, sizes or strides (`segment` 0, 1 or 2) of a
  * tensor.extract_slice or insert_slice into `values` (its rank of them). */
 static bool sliceOperands(Run *run, MlirOperation slice, intptr_t segment, int64_t *values) {
-  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
-  bool insert = memoptOperationIsA(slice, "tensor.insert_slice");
-  MlirAttribute fixed =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[segment]));
-  MlirAttribute segments =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  /* Operand segments: source (and dest), then offsets, sizes, strides. */
-  intptr_t first = insert ? 2 : 1;
-  intptr_t operand = 0;
-  for (intptr_t i = 0; i < first + segment; ++i)
-    operand += mlirDenseI32ArrayGetElement(segments, i);
-  for (intptr_t d = 0; d < mlirDenseArrayGetNumElements(fixed); ++d) {
-    values[d] = mlirDenseI64ArrayGetElement(fixed, d);
-    if (mlirShapedTypeIsDynamicSize(values[d]) &&
-        !valueOf(run, mlirOperationGetOperand(slice, operand++), &values[d]))
+  intptr_t rank = mlirDenseArrayGetNumElements(
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("static_sizes")));
+  for (intptr_t d = 0; d < rank; ++d) {
+    MemoptIndex index = memoptSliceIndex(slice, (int)segment, d);
+    values[d] = index.fixed;
+    if (!memoptIndexIsFixed(index) && !valueOf(run, index.value, &values[d]))
       return false;
   }
   return true;
@@ -438,6 +429,36 @@ bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
   return !run.unknown;
 }
 
+/* Evaluates the box of `slice` (`rank` offsets, then `rank` sizes) into
+ * `box`; false, with the run marked unknown, when some index cannot be
+ * evaluated or a stride is not 1. */
+static bool unitStrideBox(Run *run, MlirOperation slice, intptr_t rank, int64_t *box) {
+  int64_t *strides = malloc(sizeof *strides * (size_t)(rank ? rank : 1));
+  if (!strides)
+    abort();
+  bool ok = sliceOperands(run, slice, 0, box) && sliceOperands(run, slice, 1, box + rank) &&
+            sliceOperands(run, slice, 2, strides);
+  for (intptr_t d = 0; ok && d < rank; ++d)
+    ok = strides[d] == 1;
+  free(strides);
+  if (!ok)
+    run->unknown = true;
+  return ok;
+}
+
+/* Runs the loop nest `nest` symbolically, calling `visit` with tag i each
+ * time `sites[i]` runs; false when some index could not be evaluated. */
+static bool runSites(MlirOperation nest, const MlirOperation *sites, size_t count,
+                     void (*visit)(Run *, MlirOperation, int64_t), void *userData) {
+  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, visit, userData, false};
+  for (size_t i = 0; i < count; ++i)
+    mapPut(&run.sites, sites[i].ptr, (int64_t)i);
+  runLoop(&run, nest);
+  mapDestroy(&run.values);
+  mapDestroy(&run.sites);
+  return !run.unknown;
+}
+
 /* Which elements of a slice's source the slices taken so far cover. */
 typedef struct Coverage {
   const int64_t *shape;
@@ -450,15 +471,13 @@ static void coverSlice(Run *run, MlirOperation slice, int64_t tag) {
   (void)tag;
   Coverage *coverage = run->userData;
   intptr_t rank = coverage->rank;
-  int64_t *box = malloc(sizeof *box * (size_t)(4 * (rank ? rank : 1)));
+  int64_t *box = malloc(sizeof *box * (size_t)(3 * (rank ? rank : 1)));
   if (!box)
     abort();
-  int64_t *offsets = box, *sizes = box + rank, *strides = box + 2 * rank, *index = box + 3 * rank;
-  bool ok = sliceOperands(run, slice, 0, offsets) && sliceOperands(run, slice, 1, sizes) &&
-            sliceOperands(run, slice, 2, strides);
-  for (intptr_t d = 0; ok && d < rank; ++d) /* unit strides, inside the source */
-    ok = strides[d] == 1 && offsets[d] >= 0 && sizes[d] >= 0 &&
-         offsets[d] + sizes[d] <= coverage->shape[d];
+  int64_t *offsets = box, *sizes = box + rank, *index = box + 2 * rank;
+  bool ok = unitStrideBox(run, slice, rank, box);
+  for (intptr_t d = 0; ok && d < rank; ++d) /* inside the source */
+    ok = offsets[d] >= 0 && sizes[d] >= 0 && offsets[d] + sizes[d] <= coverage->shape[d];
   bool empty = false;
   for (intptr_t d = 0; ok && d < rank; ++d) {
     empty = empty || sizes[d] == 0;
@@ -497,17 +516,9 @@ bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice) {
     elements *= (size_t)shape[d];
   }
   Coverage coverage = {shape, rank, calloc(elements ? elements : 1, 1)};
-  bool covers = coverage.covered != NULL;
-  if (covers) {
-    Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, coverSlice, &coverage, false};
-    mapPut(&run.sites, slice.ptr, 0);
-    runLoop(&run, nest);
-    covers = !run.unknown;
-    for (size_t i = 0; covers && i < elements; ++i)
-      covers = coverage.covered[i];
-    mapDestroy(&run.values);
-    mapDestroy(&run.sites);
-  }
+  bool covers = coverage.covered != NULL && runSites(nest, &slice, 1, coverSlice, &coverage);
+  for (size_t i = 0; covers && i < elements; ++i)
+    covers = coverage.covered[i];
   free(coverage.covered);
   free(shape);
   return covers;
@@ -527,19 +538,14 @@ typedef struct Containment {
 static void checkContainment(Run *run, MlirOperation slice, int64_t tag) {
   Containment *containment = run->userData;
   intptr_t rank = containment->rank;
-  int64_t *box = malloc(sizeof *box * (size_t)(3 * (rank ? rank : 1)));
+  int64_t *box = malloc(sizeof *box * (size_t)(2 * (rank ? rank : 1)));
   if (!box)
     abort();
-  bool ok = sliceOperands(run, slice, 0, box) && sliceOperands(run, slice, 1, box + rank) &&
-            sliceOperands(run, slice, 2, box + 2 * rank);
-  for (intptr_t d = 0; ok && d < rank; ++d)
-    ok = box[2 * rank + d] == 1;
-  if (!ok) {
-    run->unknown = true;
-  } else if (tag == 0) {
+  bool known = unitStrideBox(run, slice, rank, box);
+  if (known && tag == 0) {
     memcpy(containment->outer, box, sizeof *box * (size_t)(2 * rank));
     containment->seen = true;
-  } else {
+  } else if (known) {
     bool inside = containment->seen;
     for (intptr_t d = 0; inside && d < rank; ++d)
       inside = box[d] >= containment->outer[d] &&
@@ -558,13 +564,9 @@ bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inn
                              true};
   if (!containment.outer)
     abort();
-  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, checkContainment, &containment, false};
-  mapPut(&run.sites, outer.ptr, 0);
-  mapPut(&run.sites, inner.ptr, 1);
-  runLoop(&run, nest);
-  bool contained = !run.unknown && containment.contained;
-  mapDestroy(&run.values);
-  mapDestroy(&run.sites);
+  MlirOperation sites[] = {outer, inner};
+  bool contained =
+      runSites(nest, sites, 2, checkContainment, &containment) && containment.contained;
   free(containment.outer);
   return contained;
 }

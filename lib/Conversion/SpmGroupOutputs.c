@@ -124,31 +124,20 @@ static MlirValue storeTile(MlirOperation terminator, MlirValue tile, MlirValue c
   MemoptBuilder builder = memoptBuilderBefore(terminator);
   if (takesWhole(slice))
     return spmBuildCopy(&builder, tile, carried);
-  MlirContext context = mlirOperationGetContext(terminator);
-  intptr_t indexCount = mlirOperationGetNumOperands(slice) - 1;
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(indexCount + 2));
-  if (!operands)
+  /* The slice has unit strides: spmSliceCoversSource checked them. */
+  MlirType type = mlirValueGetType(carried);
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
+  if (!indices)
     abort();
-  operands[0] = tile;
-  operands[1] = carried;
-  for (intptr_t i = 0; i < indexCount; ++i)
-    operands[2 + i] = mlirOperationGetOperand(slice, 1 + i);
-  MlirAttribute sliceSegments =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  int32_t segments[5] = {1, 1, mlirDenseI32ArrayGetElement(sliceSegments, 1),
-                         mlirDenseI32ArrayGetElement(sliceSegments, 2),
-                         mlirDenseI32ArrayGetElement(sliceSegments, 3)};
-  static const char *const staticNames[] = {"static_offsets", "static_sizes", "static_strides"};
-  MlirNamedAttribute attributes[4];
-  attributes[0] = spmSegmentSizes(context, 5, segments);
-  for (int i = 0; i < 3; ++i)
-    attributes[1 + i] = memoptNamedAttribute(
-        context, staticNames[i],
-        mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(staticNames[i])));
-  MlirValue inserted =
-      memoptBuildOneResult(&builder, "tensor.insert_slice", operands, indexCount + 2,
-                           mlirValueGetType(carried), attributes, 4);
-  free(operands);
+  for (intptr_t d = 0; d < rank; ++d) {
+    indices[d] = memoptSliceIndex(slice, 0, d);
+    indices[rank + d] = memoptSliceIndex(slice, 1, d);
+  }
+  MlirValue leading[] = {tile, carried};
+  MlirValue inserted = memoptBuildSlice(&builder, "tensor.insert_slice", leading, 2, indices,
+                                        indices + rank, rank, type);
+  free(indices);
   return inserted;
 }
 

@@ -3,11 +3,13 @@
  * --mlir-print-op-generic` shows for them in MLIR 22. */
 #include "Conversion/SpmLowering.h"
 #include "IR/IR.h"
+#include "Support/Support.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value) {
@@ -143,4 +145,16 @@ intptr_t spmLinalgInputCount(MlirOperation op) {
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
   return mlirAttributeIsNull(segments) ? mlirOperationGetNumOperands(op)
                                        : mlirDenseI32ArrayGetElement(segments, 0);
+}
+
+void spmCannotLower(MlirLocation location, MlirStringRef opName, const char *format, ...) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(
+      &message, "'%.*s' op cannot be lowered to memref: ", (int)opName.length, opName.data);
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(&message, format, args);
+  va_end(args);
+  mlirEmitError(location, memoptStringBufferGet(&message));
+  memoptStringBufferDestroy(&message);
 }

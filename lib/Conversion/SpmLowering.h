@@ -141,6 +141,11 @@ void spmDetachOutsideUses(MlirOperation root, MlirBlock block);
 /// ops in `block` are replaced and erased.
 void spmYieldFusedOutputs(MlirOperation tiledRoot, MlirBlock block, intptr_t loops);
 
+/// Emits "'<opName>' op cannot be lowered to memref: <message>" at
+/// `location`, the message printf-formatted.
+void spmCannotLower(MlirLocation location, MlirStringRef opName, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /// Checks that an spm.group can be tiled: its last op is a linalg op with one
 /// static result whose rank is the length of `tile`, and every tile size is
 /// between 1 and its extent. Emits an error at the group and returns false

@@ -231,7 +231,6 @@ static MlirValue indexAt(const MemoptBuilder *builder, MlirAttribute staticValue
  * tile's zero-slice guard (an scf.if yielding either) needs one space. */
 static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
   MemoptBuilder builder = memoptBuilderBefore(op);
-  MlirContext context = mlirOperationGetContext(op);
   MlirValue result = mlirOperationGetResult(op, 0);
   MlirType type = mlirValueGetType(result);
   intptr_t rank = mlirShapedTypeGetRank(type);
@@ -268,121 +267,49 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
     /* insert_slice source into filled at lows, sizes of the source. */
     MlirValue source = mlirOperationGetOperand(op, 0);
     MlirType sourceType = mlirValueGetType(source);
-    MlirValue *operands = malloc(sizeof *operands * (size_t)(2 * rank + 2));
-    int64_t *staticOffsets = malloc(sizeof *staticOffsets * (size_t)(3 * rank + 1));
-    if (!operands || !staticOffsets)
+    MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * rank + 1));
+    if (!indices)
       abort();
-    int64_t *staticSizes = staticOffsets + rank, *staticStrides = staticOffsets + 2 * rank;
-    intptr_t count = 0;
-    operands[count++] = source;
-    operands[count++] = filled;
     for (intptr_t d = 0; d < rank; ++d) {
-      staticOffsets[d] = mlirShapedTypeGetDynamicStrideOrOffset();
-      operands[count++] = lows[d];
+      indices[d] = memoptIndexDynamic(lows[d]);
+      indices[rank + d] = mlirShapedTypeIsDynamicDim(sourceType, d)
+                              ? memoptIndexDynamic(memoptBuildTensorDim(&builder, source, d))
+                              : memoptIndexFixed(mlirShapedTypeGetDimSize(sourceType, d));
     }
-    int32_t dynamicSizes = 0;
-    for (intptr_t d = 0; d < rank; ++d) {
-      staticSizes[d] = mlirShapedTypeGetDimSize(sourceType, d);
-      staticStrides[d] = 1;
-      if (mlirShapedTypeIsDynamicDim(sourceType, d)) {
-        operands[count++] = memoptBuildTensorDim(&builder, source, d);
-        ++dynamicSizes;
-      }
-    }
-    MlirNamedAttribute attributes[] = {
-        mlirNamedAttributeGet(
-            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_offsets")),
-            mlirDenseI64ArrayGet(context, rank, staticOffsets)),
-        mlirNamedAttributeGet(
-            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_sizes")),
-            mlirDenseI64ArrayGet(context, rank, staticSizes)),
-        mlirNamedAttributeGet(
-            mlirIdentifierGet(context, mlirStringRefCreateFromCString("static_strides")),
-            mlirDenseI64ArrayGet(context, rank, staticStrides)),
-        spmSegmentSizes(context, 5, (int32_t[]){1, 1, (int32_t)rank, dynamicSizes, 0}),
-    };
-    filled =
-        memoptBuildOneResult(&builder, "tensor.insert_slice", operands, count, type, attributes, 4);
-    free(operands);
-    free(staticOffsets);
+    MlirValue leading[] = {source, filled};
+    filled = memoptBuildSlice(&builder, "tensor.insert_slice", leading, 2, indices, indices + rank,
+                              rank, type);
+    free(indices);
   }
   free(sizes);
   mlirValueReplaceAllUsesOfWith(result, filled);
   memoptEraseOp(op);
 }
 
-/* The index `d` of `slice`'s offsets (`which` 0) or sizes (1), built as a
- * constant when static. */
-static MlirValue sliceIndex(const MemoptBuilder *builder, MlirOperation slice, intptr_t which,
-                            intptr_t d) {
-  static const char *const names[] = {"static_offsets", "static_sizes"};
-  MlirAttribute values =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[which]));
-  /* Operands: source, the dynamic offsets, then the dynamic sizes. */
-  intptr_t operand = 1 + (which == 1 ? segment(slice, 1) : 0);
-  for (intptr_t i = 0; i < d; ++i)
-    operand += mlirShapedTypeIsDynamicSize(mlirDenseI64ArrayGetElement(values, i));
-  return indexAt(builder, values, d, slice, &operand);
-}
-
 /* Replaces `inner` by a slice of `outer`'s result (inner's box, shifted by
  * outer's offsets): what it reads is then in the scratchpad already. */
 static void sliceFromOuter(MlirOperation inner, MlirOperation outer) {
-  MlirContext context = mlirOperationGetContext(inner);
   MemoptBuilder builder = memoptBuilderBefore(inner);
-  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(inner, 0)));
-  MlirAttribute innerSizes =
-      mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("static_sizes"));
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(1 + 2 * rank));
-  int64_t *staticValues = malloc(sizeof *staticValues * (size_t)(3 * (rank ? rank : 1)));
-  if (!operands || !staticValues)
+  MlirValue result = mlirOperationGetResult(inner, 0);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(result));
+  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
+  if (!indices)
     abort();
-  intptr_t count = 0;
-  operands[count++] = mlirOperationGetResult(outer, 0);
-  int32_t dynamicSizes = 0;
-  MlirAttribute innerOffsets =
-      mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("static_offsets"));
-  MlirAttribute outerOffsets =
-      mlirOperationGetAttributeByName(outer, mlirStringRefCreateFromCString("static_offsets"));
-  int32_t dynamicOffsets = 0;
   for (intptr_t d = 0; d < rank; ++d) {
-    int64_t from = mlirDenseI64ArrayGetElement(innerOffsets, d);
-    int64_t base = mlirDenseI64ArrayGetElement(outerOffsets, d);
-    staticValues[2 * rank + d] = 1;
-    if (!mlirShapedTypeIsDynamicStrideOrOffset(from) &&
-        !mlirShapedTypeIsDynamicStrideOrOffset(base)) {
-      staticValues[d] = from - base;
-      continue;
-    }
-    operands[count++] =
-        memoptBuildIndexArith(&builder, "arith.subi", sliceIndex(&builder, inner, 0, d),
-                              sliceIndex(&builder, outer, 0, d));
-    staticValues[d] = mlirShapedTypeGetDynamicStrideOrOffset();
-    ++dynamicOffsets;
+    MemoptIndex from = memoptSliceIndex(inner, 0, d), base = memoptSliceIndex(outer, 0, d);
+    indices[d] = memoptIndexIsFixed(from) && memoptIndexIsFixed(base)
+                     ? memoptIndexFixed(from.fixed - base.fixed)
+                     : memoptIndexDynamic(memoptBuildIndexArith(&builder, "arith.subi",
+                                                                memoptIndexValue(&builder, from),
+                                                                memoptIndexValue(&builder, base)));
+    indices[rank + d] = memoptSliceIndex(inner, 1, d);
   }
-  for (intptr_t d = 0; d < rank; ++d) {
-    staticValues[rank + d] = mlirDenseI64ArrayGetElement(innerSizes, d);
-    if (mlirShapedTypeIsDynamicSize(staticValues[rank + d])) {
-      operands[count++] = sliceIndex(&builder, inner, 1, d);
-      ++dynamicSizes;
-    }
-  }
-  MlirNamedAttribute attributes[] = {
-      memoptNamedAttribute(context, "static_offsets",
-                           mlirDenseI64ArrayGet(context, rank, staticValues)),
-      memoptNamedAttribute(context, "static_sizes",
-                           mlirDenseI64ArrayGet(context, rank, staticValues + rank)),
-      memoptNamedAttribute(context, "static_strides",
-                           mlirDenseI64ArrayGet(context, rank, staticValues + 2 * rank)),
-      spmSegmentSizes(context, 4, (int32_t[]){1, dynamicOffsets, dynamicSizes, 0}),
-  };
-  MlirValue shifted =
-      memoptBuildOneResult(&builder, "tensor.extract_slice", operands, count,
-                           mlirValueGetType(mlirOperationGetResult(inner, 0)), attributes, 4);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(inner, 0), shifted);
+  MlirValue source = mlirOperationGetResult(outer, 0);
+  MlirValue shifted = memoptBuildSlice(&builder, "tensor.extract_slice", &source, 1, indices,
+                                       indices + rank, rank, mlirValueGetType(result));
+  mlirValueReplaceAllUsesOfWith(result, shifted);
   memoptEraseOp(inner);
-  free(operands);
-  free(staticValues);
+  free(indices);
 }
 
 /* A tile often reads one off-chip map through two slices, one inside the

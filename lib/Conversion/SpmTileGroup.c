@@ -102,20 +102,6 @@ static MlirOperation lastOp(MlirOperation group, MlirAttribute *tile) {
   return op;
 }
 
-/* Emits "'spm.group' op cannot be lowered to memref: <message>". */
-static void cannotLower(MlirOperation group, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void cannotLower(MlirOperation group, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendCString(&message, "'spm.group' op cannot be lowered to memref: ");
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  mlirEmitError(mlirOperationGetLocation(group), memoptStringBufferGet(&message));
-  memoptStringBufferDestroy(&message);
-}
-
 /* The loop of `op` (a checked last op) that iterates over dimension `dim` of
  * its result, from the indexing map of its init; -1 when that is not a
  * plain loop dimension. */
@@ -130,34 +116,39 @@ static intptr_t loopOfResultDim(MlirOperation op, intptr_t dim) {
 }
 
 bool spmCheckGroup(MlirOperation group) {
+  MlirLocation location = mlirOperationGetLocation(group);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(group));
   MlirAttribute tile;
   MlirOperation last = lastOp(group, &tile);
   if (mlirOperationIsNull(last) || !spmIsLinalgOp(last) || mlirOperationGetNumResults(last) != 1) {
-    cannotLower(group, "its last op must be a linalg op with one result, the output 'tile' "
-                       "describes");
+    spmCannotLower(location, name,
+                   "its last op must be a linalg op with one result, the output 'tile' "
+                   "describes");
     return false;
   }
   MlirType output = mlirValueGetType(mlirOperationGetResult(last, 0));
   intptr_t rank = mlirShapedTypeGetRank(output);
   if (!mlirShapedTypeHasStaticShape(output) || rank == 0) {
-    cannotLower(group, "the output of its last op needs a static shape of rank 1 or more");
+    spmCannotLower(location, name,
+                   "the output of its last op needs a static shape of rank 1 or more");
     return false;
   }
   if (mlirDenseArrayGetNumElements(tile) != rank) {
-    cannotLower(group, "'tile' has %ld sizes for an output of rank %ld",
-                (long)mlirDenseArrayGetNumElements(tile), (long)rank);
+    spmCannotLower(location, name, "'tile' has %ld sizes for an output of rank %ld",
+                   (long)mlirDenseArrayGetNumElements(tile), (long)rank);
     return false;
   }
   for (intptr_t d = 0; d < rank; ++d) {
     int64_t size = mlirDenseI64ArrayGetElement(tile, d);
     int64_t extent = mlirShapedTypeGetDimSize(output, d);
     if (size > extent) { /* the verifier has checked size >= 1 */
-      cannotLower(group, "tile size %lld of dimension %ld does not fit its extent %lld",
-                  (long long)size, (long)d, (long long)extent);
+      spmCannotLower(location, name, "tile size %lld of dimension %ld does not fit its extent %lld",
+                     (long long)size, (long)d, (long long)extent);
       return false;
     }
     if (size < extent && loopOfResultDim(last, d) < 0) {
-      cannotLower(group, "dimension %ld of the last op's output is not a loop of it", (long)d);
+      spmCannotLower(location, name, "dimension %ld of the last op's output is not a loop of it",
+                     (long)d);
       return false;
     }
   }
@@ -649,6 +640,7 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   MlirOperation parent = mlirOperationGetParentOperation(group);
   MlirBlock block = mlirOperationGetBlock(group);
   MlirLocation location = mlirOperationGetLocation(group);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(group)); /* outlives the group */
   inlineGroup(group, last);
   /* The last op first, with the group's layers fused into its loop nest,
    * which also yields the other outputs it computes (spmYieldFusedOutputs);
@@ -660,8 +652,7 @@ MlirLogicalResult spmLowerGroup(MlirOperation group, SpmLowering *lowering) {
   Untag done = {block, true, {NULL}, {NULL}};
   mlirOperationWalk(lowering->func, untag, &done, MlirWalkPreOrder);
   if (!ok) {
-    mlirEmitError(location, "'spm.group' op cannot be lowered to memref: upstream tiling and "
-                            "fusion failed on one of its outputs");
+    spmCannotLower(location, name, "upstream tiling and fusion failed on one of its outputs");
     return mlirLogicalResultFailure();
   }
   return mlirLogicalResultSuccess();

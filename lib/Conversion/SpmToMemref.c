@@ -60,20 +60,8 @@ static int64_t integerAttribute(MlirOperation op, const char *name) {
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
 }
 
-/* Emits "'<op>' op cannot be lowered to memref: <message>" at `op`. */
-static void cannotLower(MlirOperation op, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void cannotLower(MlirOperation op, const char *format, ...) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(
-      &message, "'%.*s' op cannot be lowered to memref: ", (int)name.length, name.data);
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  mlirEmitError(mlirOperationGetLocation(op), memoptStringBufferGet(&message));
-  memoptStringBufferDestroy(&message);
+static MlirStringRef nameOf(MlirOperation op) {
+  return mlirIdentifierStr(mlirOperationGetName(op));
 }
 
 /* Checks an spm.pin against the arena: a static shape (the verifier has
@@ -83,12 +71,14 @@ static bool checkPin(MlirOperation pin, int64_t arenaBytes) {
   int64_t offset = integerAttribute(pin, "offset");
   int64_t size = integerAttribute(pin, "size");
   if (!mlirShapedTypeHasStaticShape(mlirValueGetType(mlirOperationGetResult(pin, 0)))) {
-    cannotLower(pin, "a pinned tensor needs a static shape");
+    spmCannotLower(mlirOperationGetLocation(pin), nameOf(pin),
+                   "a pinned tensor needs a static shape");
     return false;
   }
   if (arenaBytes > 0 && offset > arenaBytes - size) {
-    cannotLower(pin, "bytes [%lld, %lld) lie outside the scratchpad of spm-bytes=%lld",
-                (long long)offset, (long long)(offset + size), (long long)arenaBytes);
+    spmCannotLower(mlirOperationGetLocation(pin), nameOf(pin),
+                   "bytes [%lld, %lld) lie outside the scratchpad of spm-bytes=%lld",
+                   (long long)offset, (long long)(offset + size), (long long)arenaBytes);
     return false;
   }
   return true;
@@ -97,7 +87,8 @@ static bool checkPin(MlirOperation pin, int64_t arenaBytes) {
 static bool checkLoadStore(MlirOperation op) {
   if (mlirShapedTypeHasStaticShape(mlirValueGetType(mlirOperationGetResult(op, 0))))
     return true;
-  cannotLower(op, "the copied tensor needs a static shape");
+  spmCannotLower(mlirOperationGetLocation(op), nameOf(op),
+                 "the copied tensor needs a static shape");
   return false;
 }
 
@@ -122,8 +113,9 @@ static MlirValue buildArena(MlirOperation func, int64_t bytes, const SpmLowering
   MlirContext context = mlirOperationGetContext(func);
   MlirType type = mlirMemRefTypeGet(mlirIntegerTypeGet(context, 8), 1, &bytes,
                                     mlirAttributeGetNull(), spmMemorySpace(lowering, context));
-  return memoptBuildOneResult(&builder, "memref.alloc", NULL, 0, type,
-                    (MlirNamedAttribute[]){spmSegmentSizes(context, 2, (int32_t[]){0, 0})}, 1);
+  return memoptBuildOneResult(
+      &builder, "memref.alloc", NULL, 0, type,
+      (MlirNamedAttribute[]){spmSegmentSizes(context, 2, (int32_t[]){0, 0})}, 1);
 }
 
 /* spm.pin: the pinned value is materialized into its view of the arena.
@@ -146,17 +138,18 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
   free(shape);
   MlirValue viewOperands[] = {arena,
                               memoptBuildIndexConstant(&atStart, integerAttribute(pin, "offset"))};
-  MlirValue view = memoptBuildOneResult(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
+  MlirValue view =
+      memoptBuildOneResult(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
   MlirNamedAttribute restrictWritable[] = {
       memoptNamedAttribute(context, "restrict", mlirUnitAttrGet(context)),
       memoptNamedAttribute(context, "writable", mlirUnitAttrGet(context)),
   };
-  MlirValue slot =
-      memoptBuildOneResult(&atStart, "bufferization.to_tensor", &view, 1, tensorType, restrictWritable, 2);
+  MlirValue slot = memoptBuildOneResult(&atStart, "bufferization.to_tensor", &view, 1, tensorType,
+                                        restrictWritable, 2);
   MemoptBuilder builder = memoptBuilderBefore(pin);
   MlirValue operands[] = {mlirOperationGetOperand(pin, 0), slot};
-  MlirValue pinned = memoptBuildOneResult(&builder, "bufferization.materialize_in_destination", operands, 2,
-                                tensorType, NULL, 0);
+  MlirValue pinned = memoptBuildOneResult(&builder, "bufferization.materialize_in_destination",
+                                          operands, 2, tensorType, NULL, 0);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(pin, 0), pinned);
   memoptEraseOp(pin);
   return mlirOpResultGetOwner(pinned);

@@ -47,9 +47,9 @@ MlirOperation memoptInsertOp(const MemoptBuilder *builder, MlirOperationState *s
 }
 
 MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,
-                                const MlirValue *operands, intptr_t operandCount,
-                                MlirType resultType, const MlirNamedAttribute *attributes,
-                                intptr_t attributeCount) {
+                               const MlirValue *operands, intptr_t operandCount,
+                               MlirType resultType, const MlirNamedAttribute *attributes,
+                               intptr_t attributeCount) {
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString(opName), builder->location);
   mlirOperationStateAddOperands(&state, operandCount, operands);
@@ -61,27 +61,28 @@ MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value) {
   MlirContext context = contextOf(builder);
   MlirType index = mlirIndexTypeGet(context);
-  MlirNamedAttribute attribute = memoptNamedAttribute(context, "value", mlirIntegerAttrGet(index, value));
+  MlirNamedAttribute attribute =
+      memoptNamedAttribute(context, "value", mlirIntegerAttrGet(index, value));
   return memoptBuildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
 }
 
 MlirValue memoptBuildIndexArith(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
                                 MlirValue rhs) {
   MlirValue operands[] = {lhs, rhs};
-  return memoptBuildOneResult(builder, opName, operands, 2, mlirIndexTypeGet(contextOf(builder)), NULL,
-                        0);
+  return memoptBuildOneResult(builder, opName, operands, 2, mlirIndexTypeGet(contextOf(builder)),
+                              NULL, 0);
 }
 
 MlirValue memoptBuildIndexAtLeast(const MemoptBuilder *builder, MlirValue lhs, MlirValue rhs) {
   MlirContext context = contextOf(builder);
   /* arith::CmpIPredicate::sge */
   const int64_t signedGreaterOrEqual = 5;
-  MlirNamedAttribute predicate =
-      memoptNamedAttribute(context, "predicate",
-                     mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
+  MlirNamedAttribute predicate = memoptNamedAttribute(
+      context, "predicate",
+      mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), signedGreaterOrEqual));
   MlirValue operands[] = {lhs, rhs};
   return memoptBuildOneResult(builder, "arith.cmpi", operands, 2, mlirIntegerTypeGet(context, 1),
-                        &predicate, 1);
+                              &predicate, 1);
 }
 
 void memoptBuildAssert(const MemoptBuilder *builder, MlirValue condition, const char *message) {
@@ -97,13 +98,14 @@ void memoptBuildAssert(const MemoptBuilder *builder, MlirValue condition, const 
 
 MlirValue memoptBuildTensorDim(const MemoptBuilder *builder, MlirValue tensor, int64_t dim) {
   MlirValue operands[] = {tensor, memoptBuildIndexConstant(builder, dim)};
-  return memoptBuildOneResult(builder, "tensor.dim", operands, 2, mlirIndexTypeGet(contextOf(builder)),
-                        NULL, 0);
+  return memoptBuildOneResult(builder, "tensor.dim", operands, 2,
+                              mlirIndexTypeGet(contextOf(builder)), NULL, 0);
 }
 
 MlirValue memoptBuildTensorEmpty(const MemoptBuilder *builder, MlirType type,
                                  const MlirValue *dynamicSizes, intptr_t dynamicSizeCount) {
-  return memoptBuildOneResult(builder, "tensor.empty", dynamicSizes, dynamicSizeCount, type, NULL, 0);
+  return memoptBuildOneResult(builder, "tensor.empty", dynamicSizes, dynamicSizeCount, type, NULL,
+                              0);
 }
 
 MlirValue memoptBuildTensorCastIfNeeded(const MemoptBuilder *builder, MlirValue value,
@@ -126,111 +128,117 @@ MlirType memoptTensorTypeWithExtent(MlirType type, int64_t dim, int64_t extent) 
   return result;
 }
 
-/* The offsets, sizes and strides of a slice that is whole in every dimension
- * but one, split into the static arrays and the dynamic operands that
- * tensor.extract_slice and tensor.insert_slice take. */
-typedef struct SliceAlong {
-  intptr_t rank;
-  int64_t *staticOffsets;
-  int64_t *staticSizes;
-  int64_t *staticStrides;
-  MlirValue offset;        /* the one dynamic offset */
-  MlirValue *dynamicSizes; /* in dimension order */
-  intptr_t dynamicSizeCount;
-} SliceAlong;
-
-/* Describes the slice [offset, offset + size) along `dim` of a tensor shaped
- * like `shapeSource`; other dynamic extents are read from it with tensor.dim. */
-static SliceAlong sliceAlong(const MemoptBuilder *builder, MlirValue shapeSource, int64_t dim,
-                             MlirValue offset, MemoptIndex size) {
-  MlirType type = mlirValueGetType(shapeSource);
-  SliceAlong slice = {.rank = mlirShapedTypeGetRank(type), .offset = offset};
-  size_t rank = (size_t)slice.rank;
-  slice.staticOffsets = malloc(sizeof(int64_t) * rank);
-  slice.staticSizes = malloc(sizeof(int64_t) * rank);
-  slice.staticStrides = malloc(sizeof(int64_t) * rank);
-  slice.dynamicSizes = malloc(sizeof(MlirValue) * rank);
-  if (!slice.staticOffsets || !slice.staticSizes || !slice.staticStrides || !slice.dynamicSizes)
-    abort();
-  for (intptr_t d = 0; d < slice.rank; ++d) {
-    slice.staticOffsets[d] = d == dim ? mlirShapedTypeGetDynamicSize() : 0;
-    slice.staticStrides[d] = 1;
-    if (d == dim) {
-      slice.staticSizes[d] = size.fixed;
-      if (!memoptIndexIsFixed(size))
-        slice.dynamicSizes[slice.dynamicSizeCount++] = size.value;
-    } else {
-      slice.staticSizes[d] = mlirShapedTypeGetDimSize(type, d);
-      if (mlirShapedTypeIsDynamicSize(slice.staticSizes[d]))
-        slice.dynamicSizes[slice.dynamicSizeCount++] =
-            memoptBuildTensorDim(builder, shapeSource, d);
-    }
-  }
-  return slice;
-}
-
-static void sliceAlongDestroy(SliceAlong *slice) {
-  free(slice->staticOffsets);
-  free(slice->staticSizes);
-  free(slice->staticStrides);
-  free(slice->dynamicSizes);
-}
-
-/* Adds the operands after the leading `leadingCount` (source, dest) and the
- * attributes describing `slice` to `state`. */
-static void addSliceOperandsAndAttributes(const MemoptBuilder *builder, MlirOperationState *state,
-                                          const SliceAlong *slice, int32_t leadingCount) {
+MlirValue memoptBuildSlice(const MemoptBuilder *builder, const char *opName,
+                           const MlirValue *leading, int32_t leadingCount,
+                           const MemoptIndex *offsets, const MemoptIndex *sizes, intptr_t rank,
+                           MlirType resultType) {
   MlirContext context = contextOf(builder);
-  mlirOperationStateAddOperands(state, 1, &slice->offset);
-  mlirOperationStateAddOperands(state, slice->dynamicSizeCount, slice->dynamicSizes);
-  /* leading operands, then offsets, sizes, strides (all strides static) */
-  int32_t segments[5];
-  int32_t segmentCount = 0;
+  MlirValue *operands = malloc(sizeof *operands * (size_t)(leadingCount + 2 * rank));
+  int64_t *fixed = malloc(sizeof *fixed * (size_t)(3 * (rank ? rank : 1)));
+  if (!operands || !fixed)
+    abort();
+  intptr_t count = 0;
   for (int32_t i = 0; i < leadingCount; ++i)
-    segments[segmentCount++] = 1;
-  segments[segmentCount++] = 1;
-  segments[segmentCount++] = (int32_t)slice->dynamicSizeCount;
-  segments[segmentCount++] = 0;
+    operands[count++] = leading[i];
+  /* leading operands, then the dynamic offsets, sizes and strides (none) */
+  int32_t segments[5];
+  for (int32_t i = 0; i < leadingCount; ++i)
+    segments[i] = 1;
+  int32_t *dynamic = segments + leadingCount;
+  dynamic[0] = dynamic[1] = dynamic[2] = 0;
+  for (int which = 0; which < 2; ++which)
+    for (intptr_t d = 0; d < rank; ++d) {
+      MemoptIndex index = which == 0 ? offsets[d] : sizes[d];
+      fixed[which * rank + d] = index.fixed;
+      if (!memoptIndexIsFixed(index)) {
+        operands[count++] = index.value;
+        ++dynamic[which];
+      }
+    }
+  for (intptr_t d = 0; d < rank; ++d)
+    fixed[2 * rank + d] = 1;
   MlirNamedAttribute attributes[] = {
       memoptNamedAttribute(context, "operandSegmentSizes",
-                     mlirDenseI32ArrayGet(context, segmentCount, segments)),
-      memoptNamedAttribute(context, "static_offsets",
-                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticOffsets)),
+                           mlirDenseI32ArrayGet(context, leadingCount + 3, segments)),
+      memoptNamedAttribute(context, "static_offsets", mlirDenseI64ArrayGet(context, rank, fixed)),
       memoptNamedAttribute(context, "static_sizes",
-                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticSizes)),
+                           mlirDenseI64ArrayGet(context, rank, fixed + rank)),
       memoptNamedAttribute(context, "static_strides",
-                     mlirDenseI64ArrayGet(context, slice->rank, slice->staticStrides)),
+                           mlirDenseI64ArrayGet(context, rank, fixed + 2 * rank)),
   };
-  mlirOperationStateAddAttributes(state, sizeof attributes / sizeof *attributes, attributes);
+  MlirValue result = memoptBuildOneResult(builder, opName, operands, count, resultType, attributes,
+                                          sizeof attributes / sizeof *attributes);
+  free(operands);
+  free(fixed);
+  return result;
+}
+
+MlirValue memoptIndexValue(const MemoptBuilder *builder, MemoptIndex index) {
+  return memoptIndexIsFixed(index) ? memoptBuildIndexConstant(builder, index.fixed) : index.value;
+}
+
+MemoptIndex memoptSliceIndex(MlirOperation slice, int which, intptr_t d) {
+  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
+  MlirAttribute values =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString(names[which]));
+  int64_t value = mlirDenseI64ArrayGetElement(values, d);
+  if (!mlirShapedTypeIsDynamicSize(value))
+    return memoptIndexFixed(value);
+  /* Operands: the leading ones (source, and dest for insert_slice), then the
+   * dynamic offsets, sizes and strides. */
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  intptr_t leading = mlirDenseArrayGetNumElements(segments) - 3;
+  intptr_t operand = 0;
+  for (intptr_t i = 0; i < leading + which; ++i)
+    operand += mlirDenseI32ArrayGetElement(segments, i);
+  for (intptr_t i = 0; i < d; ++i)
+    operand += mlirShapedTypeIsDynamicSize(mlirDenseI64ArrayGetElement(values, i));
+  return memoptIndexDynamic(mlirOperationGetOperand(slice, operand));
+}
+
+/* The offsets and sizes of the slice [offset, offset + size) along `dim` of
+ * a tensor shaped like `shapeSource`, whole in every other dimension (their
+ * dynamic extents read with tensor.dim); `rank` of each, malloc'ed as one
+ * array, offsets first. */
+static MemoptIndex *sliceAlong(const MemoptBuilder *builder, MlirValue shapeSource, int64_t dim,
+                               MlirValue offset, MemoptIndex size) {
+  MlirType type = mlirValueGetType(shapeSource);
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
+  if (!indices)
+    abort();
+  for (intptr_t d = 0; d < rank; ++d) {
+    indices[d] = d == dim ? memoptIndexDynamic(offset) : memoptIndexFixed(0);
+    int64_t extent = mlirShapedTypeGetDimSize(type, d);
+    indices[rank + d] = d == dim ? size
+                        : mlirShapedTypeIsDynamicSize(extent)
+                            ? memoptIndexDynamic(memoptBuildTensorDim(builder, shapeSource, d))
+                            : memoptIndexFixed(extent);
+  }
+  return indices;
 }
 
 MlirValue memoptBuildExtractSliceAlong(const MemoptBuilder *builder, MlirValue source, int64_t dim,
                                        MlirValue offset, MemoptIndex size) {
-  SliceAlong slice = sliceAlong(builder, source, dim, offset, size);
+  MemoptIndex *indices = sliceAlong(builder, source, dim, offset, size);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(source));
   MlirType resultType = memoptTensorTypeWithExtent(mlirValueGetType(source), dim, size.fixed);
-  MlirOperationState state = mlirOperationStateGet(
-      mlirStringRefCreateFromCString("tensor.extract_slice"), builder->location);
-  mlirOperationStateAddOperands(&state, 1, &source);
-  addSliceOperandsAndAttributes(builder, &state, &slice, 1);
-  mlirOperationStateAddResults(&state, 1, &resultType);
-  MlirValue result = mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
-  sliceAlongDestroy(&slice);
+  MlirValue result = memoptBuildSlice(builder, "tensor.extract_slice", &source, 1, indices,
+                                      indices + rank, rank, resultType);
+  free(indices);
   return result;
 }
 
 MlirValue memoptBuildInsertSliceAlong(const MemoptBuilder *builder, MlirValue source,
                                       MlirValue dest, int64_t dim, MlirValue offset,
                                       MemoptIndex size) {
-  SliceAlong slice = sliceAlong(builder, source, dim, offset, size);
-  MlirType resultType = mlirValueGetType(dest);
-  MlirOperationState state = mlirOperationStateGet(
-      mlirStringRefCreateFromCString("tensor.insert_slice"), builder->location);
+  MemoptIndex *indices = sliceAlong(builder, source, dim, offset, size);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(source));
   MlirValue leading[] = {source, dest};
-  mlirOperationStateAddOperands(&state, 2, leading);
-  addSliceOperandsAndAttributes(builder, &state, &slice, 2);
-  mlirOperationStateAddResults(&state, 1, &resultType);
-  MlirValue result = mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
-  sliceAlongDestroy(&slice);
+  MlirValue result = memoptBuildSlice(builder, "tensor.insert_slice", leading, 2, indices,
+                                      indices + rank, rank, mlirValueGetType(dest));
+  free(indices);
   return result;
 }
 

@@ -87,6 +87,21 @@ MlirValue memoptBuildInsertSliceAlong(const MemoptBuilder *builder, MlirValue so
                                       MlirValue dest, int64_t dim, MlirValue offset,
                                       MemoptIndex size);
 
+/// Creates `opName` (tensor.extract_slice, or tensor.insert_slice with
+/// `leading` = source and dest) at `offsets` and `sizes` (`rank` each, fixed
+/// or dynamic) with unit strides; returns its result, of `resultType`.
+MlirValue memoptBuildSlice(const MemoptBuilder *builder, const char *opName,
+                           const MlirValue *leading, int32_t leadingCount,
+                           const MemoptIndex *offsets, const MemoptIndex *sizes, intptr_t rank,
+                           MlirType resultType);
+
+/// Returns the value of `index`: its own, or an arith.constant built for it.
+MlirValue memoptIndexValue(const MemoptBuilder *builder, MemoptIndex index);
+
+/// Returns offset (`which` 0), size (1) or stride (2) `d` of a
+/// tensor.extract_slice or insert_slice, fixed or its dynamic operand.
+MemoptIndex memoptSliceIndex(MlirOperation slice, int which, intptr_t d);
+
 /// Creates `scf.for %iv = lower to upper step step iter_args(inits)` with an
 /// empty body block (arguments: the index, then one per init). The caller
 /// fills the block and ends it with memoptBuildYield(..., "scf.yield", ...).
