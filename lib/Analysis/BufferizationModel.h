@@ -47,6 +47,10 @@ void memoptPointerMapInsert(MemoptPointerMap *map, const void *key, size_t value
 /// Returns the value of `key`, or MEMOPT_NO_INDEX.
 size_t memoptPointerMapLookup(const MemoptPointerMap *map, const void *key);
 
+/// Sets `*value` to the value of `key` and returns true when it has one (for
+/// maps whose values may be any size_t, MEMOPT_NO_INDEX included).
+bool memoptPointerMapFind(const MemoptPointerMap *map, const void *key, size_t *value);
+
 /*===------------------------------------------------------------------===*
  * Index lists and visit marks
  *===------------------------------------------------------------------===*/

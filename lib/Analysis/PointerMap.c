@@ -57,14 +57,21 @@ void memoptPointerMapInsert(MemoptPointerMap *map, const void *key, size_t value
   map->values[slot] = value;
 }
 
-size_t memoptPointerMapLookup(const MemoptPointerMap *map, const void *key) {
+bool memoptPointerMapFind(const MemoptPointerMap *map, const void *key, size_t *value) {
   if (!map->capacity || !key)
-    return MEMOPT_NO_INDEX;
+    return false;
   size_t slot = slotOf(key, map->capacity);
   while (map->keys[slot]) {
-    if (map->keys[slot] == key)
-      return map->values[slot];
+    if (map->keys[slot] == key) {
+      *value = map->values[slot];
+      return true;
+    }
     slot = (slot + 1) & (map->capacity - 1);
   }
-  return MEMOPT_NO_INDEX;
+  return false;
+}
+
+size_t memoptPointerMapLookup(const MemoptPointerMap *map, const void *key) {
+  size_t value;
+  return memoptPointerMapFind(map, key, &value) ? value : MEMOPT_NO_INDEX;
 }

@@ -6,6 +6,7 @@
  * affine.apply/min/max) iteration by iteration, taking the branch of each
  * scf.if its condition selects, and adds the bytes of every site executed.
  * Sites outside loops (weights, spm.load, spm.store) count once. */
+#include "Analysis/BufferizationModel.h"
 #include "Conversion/SpmLowering.h"
 #include "IR/IR.h"
 
@@ -17,69 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A hash map from IR object pointers to 64-bit integers (open addressing). */
-typedef struct PointerMap {
-  const void **keys;
-  int64_t *values;
-  size_t capacity; /* a power of two */
-  size_t count;
-} PointerMap;
-
-static size_t slotOf(const PointerMap *map, const void *key) {
-  size_t slot = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull & (map->capacity - 1);
-  while (map->keys[slot] && map->keys[slot] != key)
-    slot = (slot + 1) & (map->capacity - 1);
-  return slot;
+/* The maps of a run hold signed integers in MemoptPointerMap's size_t
+ * values (two's complement round trip). */
+static void mapPut(MemoptPointerMap *map, const void *key, int64_t value) {
+  memoptPointerMapInsert(map, key, (size_t)value);
 }
 
-static void mapPut(PointerMap *map, const void *key, int64_t value);
-
-static void mapGrow(PointerMap *map) {
-  PointerMap bigger = {calloc(map->capacity ? 2 * map->capacity : 256, sizeof(void *)),
-                       calloc(map->capacity ? 2 * map->capacity : 256, sizeof(int64_t)),
-                       map->capacity ? 2 * map->capacity : 256, 0};
-  if (!bigger.keys || !bigger.values)
-    abort();
-  for (size_t i = 0; i < map->capacity; ++i)
-    if (map->keys[i])
-      mapPut(&bigger, map->keys[i], map->values[i]);
-  free(map->keys);
-  free(map->values);
-  *map = bigger;
-}
-
-static void mapPut(PointerMap *map, const void *key, int64_t value) {
-  if (2 * (map->count + 1) > map->capacity)
-    mapGrow(map);
-  size_t slot = slotOf(map, key);
-  if (!map->keys[slot]) {
-    map->keys[slot] = key;
-    ++map->count;
-  }
-  map->values[slot] = value;
-}
-
-static bool mapGet(const PointerMap *map, const void *key, int64_t *value) {
-  if (!map->capacity)
+static bool mapGet(const MemoptPointerMap *map, const void *key, int64_t *value) {
+  size_t stored;
+  if (!memoptPointerMapFind(map, key, &stored))
     return false;
-  size_t slot = slotOf(map, key);
-  if (!map->keys[slot])
-    return false;
-  *value = map->values[slot];
+  *value = (int64_t)stored;
   return true;
-}
-
-static void mapDestroy(PointerMap *map) {
-  free(map->keys);
-  free(map->values);
 }
 
 /* The state of one symbolic run. Each time a site op executes, `visit` is
  * called with the site's tag. */
 typedef struct Run Run;
 struct Run {
-  PointerMap values; /* index and integer values computed so far */
-  PointerMap sites;  /* site op -> its tag */
+  MemoptPointerMap values; /* index and integer values computed so far */
+  MemoptPointerMap sites;  /* site op -> its tag */
   void (*visit)(Run *run, MlirOperation site, int64_t tag);
   void *userData;
   bool unknown; /* some size could not be evaluated */
@@ -406,7 +364,7 @@ static SpmCopyKind countedKind(const SpmCopySite *site) {
 
 bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
   memset(totals, 0, sizeof *totals);
-  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, countSite, totals, false};
+  Run run = {memoptPointerMapCreate(), memoptPointerMapCreate(), countSite, totals, false};
   for (size_t i = 0; i < lowering->copyCount; ++i)
     if (countedKind(&lowering->copies[i]) != SpmCopyNone)
       mapPut(&run.sites, lowering->copies[i].op.ptr, countedKind(&lowering->copies[i]));
@@ -424,8 +382,8 @@ bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
     if (first)
       runLoop(&run, site->nest);
   }
-  mapDestroy(&run.values);
-  mapDestroy(&run.sites);
+  memoptPointerMapDestroy(&run.values);
+  memoptPointerMapDestroy(&run.sites);
   return !run.unknown;
 }
 
@@ -450,12 +408,12 @@ static bool unitStrideBox(Run *run, MlirOperation slice, intptr_t rank, int64_t 
  * time `sites[i]` runs; false when some index could not be evaluated. */
 static bool runSites(MlirOperation nest, const MlirOperation *sites, size_t count,
                      void (*visit)(Run *, MlirOperation, int64_t), void *userData) {
-  Run run = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}, visit, userData, false};
+  Run run = {memoptPointerMapCreate(), memoptPointerMapCreate(), visit, userData, false};
   for (size_t i = 0; i < count; ++i)
     mapPut(&run.sites, sites[i].ptr, (int64_t)i);
   runLoop(&run, nest);
-  mapDestroy(&run.values);
-  mapDestroy(&run.sites);
+  memoptPointerMapDestroy(&run.values);
+  memoptPointerMapDestroy(&run.sites);
   return !run.unknown;
 }
 
