@@ -43,6 +43,8 @@ typedef struct ScheduleGraph {
   MemoptPolynomial **bytes;  /* per buffer */
   bool *usedByTerminator;    /* per buffer: live until the function returns */
   size_t *userCount;         /* per buffer: ops (terminator excluded) that use it */
+  IrIndexList *initChain;    /* per op: the ops that only prepare its init, placed with it */
+  bool *inInitChain;         /* per op: part of another op's init chain */
 } ScheduleGraph;
 
 static void *allocateZeroed(size_t count, size_t size) {
@@ -105,6 +107,7 @@ static void destroyGraph(ScheduleGraph *graph) {
     memoptIndexListDestroy(&graph->predecessors[i]);
     memoptIndexListDestroy(&graph->uses[i]);
     memoptIndexListDestroy(&graph->allocations[i]);
+    memoptIndexListDestroy(&graph->initChain[i]);
   }
   for (size_t b = 0; b < graph->bufferCount; ++b)
     memoptPolynomialDestroy(graph->bytes[b]);
@@ -116,6 +119,62 @@ static void destroyGraph(ScheduleGraph *graph) {
   free(graph->bytes);
   free(graph->usedByTerminator);
   free(graph->userCount);
+  free(graph->initChain);
+  free(graph->inInitChain);
+}
+
+/* An op that only creates or fills a destination (tensor.empty, a fill):
+ * its buffer becomes the result of the op it prepares the init of. */
+static bool preparesInit(MlirOperation op) {
+  return memoptOperationIsA(op, "tensor.empty") ||
+         memoptOperationIsA(op, "bufferization.alloc_tensor") ||
+         memoptOperationIsA(op, "linalg.fill");
+}
+
+/* True when every use of a result of `producer` is inside body op `user`. */
+static bool onlyUsedBy(const OperandVisit *visit, MlirOperation producer, size_t user) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(producer); ++r)
+    for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(producer, r));
+         !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+      if (bodyOpOf(visit, mlirOpOperandGetOwner(use)) != user)
+        return false;
+  return true;
+}
+
+/* True when the single result of `producer` lives in the buffer of a result of `owner`. */
+static bool becomesResultOf(const MemoptMemoryProfile *profile, MlirOperation producer,
+                            MlirOperation owner) {
+  size_t buffer, resultBuffer;
+  if (mlirOperationGetNumResults(producer) != 1 ||
+      !memoptMemoryProfileLookupBuffer(profile, mlirOperationGetResult(producer, 0), &buffer))
+    return false;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(owner); ++r)
+    if (memoptMemoryProfileLookupBuffer(profile, mlirOperationGetResult(owner, r),
+                                        &resultBuffer) &&
+        resultBuffer == buffer)
+      return true;
+  return false;
+}
+
+/* The init chain of op `owner`: the empties and fills only it uses
+ * (directly or through each other) and that hold its result's buffer.
+ * Bottom-up placement puts them right above it, so that placing the op
+ * counts its result buffer as freed above it; otherwise the buffer of a
+ * matmul looks live until its fill and empty are placed, and the op seems to
+ * free nothing. Listed in the order they are placed. */
+static void collectInitChain(ScheduleGraph *graph, const OperandVisit *visit, size_t owner,
+                             size_t op) {
+  for (size_t k = 0; k < graph->predecessors[op].count; ++k) {
+    size_t producer = graph->predecessors[op].items[k];
+    MlirOperation producerOp = graph->ops[producer];
+    if (graph->inInitChain[producer] || !preparesInit(producerOp) ||
+        graph->successorCount[producer] != 1 || !onlyUsedBy(visit, producerOp, op) ||
+        !becomesResultOf(visit->profile, producerOp, graph->ops[owner]))
+      continue;
+    graph->inInitChain[producer] = true;
+    memoptIndexListPushUnique(&graph->initChain[owner], producer);
+    collectInitChain(graph, visit, owner, producer);
+  }
 }
 
 static void buildGraph(ScheduleGraph *graph, MlirBlock body, const MemoptMemoryProfile *profile,
@@ -135,6 +194,8 @@ static void buildGraph(ScheduleGraph *graph, MlirBlock body, const MemoptMemoryP
   graph->bytes = allocateZeroed(graph->bufferCount, sizeof *graph->bytes);
   graph->usedByTerminator = allocateZeroed(graph->bufferCount, sizeof *graph->usedByTerminator);
   graph->userCount = allocateZeroed(graph->bufferCount, sizeof *graph->userCount);
+  graph->initChain = allocateZeroed(count, sizeof *graph->initChain);
+  graph->inInitChain = allocateZeroed(count, sizeof *graph->inInitChain);
   MemoptPointerMap indexOf = memoptPointerMapCreate();
   size_t index = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, terminator);
@@ -173,6 +234,9 @@ static void buildGraph(ScheduleGraph *graph, MlirBlock body, const MemoptMemoryP
     if (allocator < count)
       memoptIndexListPushUnique(&graph->allocations[allocator], b);
   }
+  for (size_t i = count; i-- > 0;)
+    if (!graph->inInitChain[i])
+      collectInitChain(graph, &visit, i, i);
   memoptPointerMapDestroy(&indexOf);
 }
 
@@ -184,39 +248,76 @@ static bool surelyBetter(const MemoptShapeSymbols *symbols, const MemoptPolynomi
   return lower ? comparison == MemoptComparisonLess : comparison == MemoptComparisonGreater;
 }
 
-/* Bottom-up: fills `order` from its end. Placing op i above what is placed
- * changes the memory live there by `delta`: the buffers it reads that are
- * not live yet start to be, the buffers it allocates end. Greedy mode places
- * the ready op of least delta; conservative mode lets only an op that surely
- * frees memory jump ahead and otherwise keeps the original order. Ties and
- * unknown comparisons keep the original order (the op that came last). */
+/* The change of live memory above the placed ops when op i and its init
+ * chain are placed (bottom-up): the buffers they read that are not live yet
+ * start to be, the buffers they allocate end. `reading` is scratch, one flag
+ * per buffer, left cleared. */
+static MemoptPolynomial *placementDelta(const ScheduleGraph *graph, size_t i, const bool *live,
+                                        bool *reading) {
+  MemoptPolynomial *delta = memoptPolynomialCreateConstant(0);
+  for (size_t c = 0; c <= graph->initChain[i].count; ++c) {
+    size_t op = c == 0 ? i : graph->initChain[i].items[c - 1];
+    for (size_t k = 0; k < graph->uses[op].count; ++k) {
+      size_t b = graph->uses[op].items[k];
+      if (!live[b] && !reading[b] && graph->bytes[b])
+        memoptPolynomialAccumulate(delta, graph->bytes[b], 1);
+      reading[b] = true;
+    }
+  }
+  for (size_t c = 0; c <= graph->initChain[i].count; ++c) {
+    size_t op = c == 0 ? i : graph->initChain[i].items[c - 1];
+    for (size_t k = 0; k < graph->allocations[op].count; ++k) {
+      size_t b = graph->allocations[op].items[k];
+      if ((live[b] || reading[b]) && graph->bytes[b])
+        memoptPolynomialAccumulate(delta, graph->bytes[b], -1);
+    }
+  }
+  for (size_t c = 0; c <= graph->initChain[i].count; ++c) {
+    size_t op = c == 0 ? i : graph->initChain[i].items[c - 1];
+    for (size_t k = 0; k < graph->uses[op].count; ++k)
+      reading[graph->uses[op].items[k]] = false;
+  }
+  return delta;
+}
+
+/* Places op `op` above what is placed (bottom-up) at order[*next - 1]. */
+static void placeBottomUp(const ScheduleGraph *graph, size_t op, bool *live, bool *placed,
+                          size_t *pendingSuccessors, size_t *order, size_t *next) {
+  placed[op] = true;
+  order[--*next] = op;
+  for (size_t k = 0; k < graph->uses[op].count; ++k)
+    live[graph->uses[op].items[k]] = true;
+  for (size_t k = 0; k < graph->allocations[op].count; ++k)
+    live[graph->allocations[op].items[k]] = false;
+  for (size_t k = 0; k < graph->predecessors[op].count; ++k)
+    --pendingSuccessors[graph->predecessors[op].items[k]];
+}
+
+/* Bottom-up: fills `order` from its end. Placing op i (with its init chain)
+ * above what is placed changes the memory live there by `placementDelta`.
+ * Greedy mode places the ready op of least delta; conservative mode lets
+ * only an op that surely frees memory jump ahead and otherwise keeps the
+ * original order. Ties and unknown comparisons keep the original order (the
+ * op that came last). */
 static void scheduleBottomUp(const ScheduleGraph *graph, const MemoptShapeSymbols *symbols,
                              bool greedy, size_t *order) {
   size_t count = graph->opCount;
   bool *live = allocateZeroed(graph->bufferCount, sizeof *live);
+  bool *reading = allocateZeroed(graph->bufferCount, sizeof *reading);
   bool *placed = allocateZeroed(count, sizeof *placed);
   size_t *pendingSuccessors = allocateZeroed(count, sizeof *pendingSuccessors);
   memcpy(pendingSuccessors, graph->successorCount, count * sizeof *pendingSuccessors);
   for (size_t b = 0; b < graph->bufferCount; ++b)
     live[b] = graph->usedByTerminator[b];
   MemoptPolynomial *zero = memoptPolynomialCreateConstant(0);
-  for (size_t step = 0; step < count; ++step) {
+  size_t next = count;
+  while (next > 0) {
     size_t best = MEMOPT_NO_INDEX;
     MemoptPolynomial *bestDelta = NULL;
     for (size_t i = count; i-- > 0;) {
-      if (placed[i] || pendingSuccessors[i] != 0)
+      if (placed[i] || graph->inInitChain[i] || pendingSuccessors[i] != 0)
         continue;
-      MemoptPolynomial *delta = memoptPolynomialCreateConstant(0);
-      for (size_t k = 0; k < graph->uses[i].count; ++k) {
-        size_t b = graph->uses[i].items[k];
-        if (!live[b] && graph->bytes[b])
-          memoptPolynomialAccumulate(delta, graph->bytes[b], 1);
-      }
-      for (size_t k = 0; k < graph->allocations[i].count; ++k) {
-        size_t b = graph->allocations[i].items[k];
-        if (live[b])
-          memoptPolynomialAccumulate(delta, graph->bytes[b], -1);
-      }
+      MemoptPolynomial *delta = placementDelta(graph, i, live, reading);
       bool eligible = greedy || surelyBetter(symbols, delta, zero, true);
       if (!bestDelta || (eligible && surelyBetter(symbols, delta, bestDelta, true))) {
         memoptPolynomialDestroy(bestDelta);
@@ -227,17 +328,14 @@ static void scheduleBottomUp(const ScheduleGraph *graph, const MemoptShapeSymbol
       }
     }
     memoptPolynomialDestroy(bestDelta);
-    placed[best] = true;
-    order[count - 1 - step] = best;
-    for (size_t k = 0; k < graph->uses[best].count; ++k)
-      live[graph->uses[best].items[k]] = true;
-    for (size_t k = 0; k < graph->allocations[best].count; ++k)
-      live[graph->allocations[best].items[k]] = false;
-    for (size_t k = 0; k < graph->predecessors[best].count; ++k)
-      --pendingSuccessors[graph->predecessors[best].items[k]];
+    placeBottomUp(graph, best, live, placed, pendingSuccessors, order, &next);
+    for (size_t c = 0; c < graph->initChain[best].count; ++c)
+      placeBottomUp(graph, graph->initChain[best].items[c], live, placed, pendingSuccessors, order,
+                    &next);
   }
   memoptPolynomialDestroy(zero);
   free(live);
+  free(reading);
   free(placed);
   free(pendingSuccessors);
 }

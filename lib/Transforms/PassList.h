@@ -20,6 +20,10 @@ extern const MemoptPassInfo memoptPrintShapeSymbolsPass;
 
 /// memory-schedule (MemorySchedulePass.c).
 extern const MemoptPassInfo memoptMemorySchedulePass;
+
+/// inplace-elementwise (InPlaceElementwisePass.c).
+extern const MemoptPassInfo memoptInPlaceElementwisePass;
+
 /// spm-pin-fuse (SpmPinFusePass.c).
 extern const MemoptPassInfo memoptSpmPinFusePass;
 

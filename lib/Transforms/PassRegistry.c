@@ -14,6 +14,7 @@ static const MemoptPassInfo *const passes[] = {
     &memoptPrintDimensionFlowPass,
     &memoptPrintShapeSymbolsPass,
     &memoptMemorySchedulePass,
+    &memoptInPlaceElementwisePass,
     &memoptPlaceCostsPass,
     &memoptPlaceSearchPass,
     &memoptPlaceToShardPass,
