@@ -2,17 +2,23 @@
 # Run-time rematerialization benchmark (not a test): dynamic training steps
 # (memopt-zoo --dynamic --train) measured at several runtime sizes (memopt-run
 # --dim gives batch and sequence that size), unoptimized and through
-# memory-schedule + remat-dynamic + remat-to-runtime under a limit, side by
-# side in one memopt-run --compare: peaks, their ratio, the time ratio,
-# evictions, equal outputs. The static model of that size (memopt-zoo
-# without --dynamic) through the static pipeline, memory-schedule + remat
-# with the limit as its budget, gives the static-shape peak the dynamic one is
+# inplace-elementwise + memory-schedule + remat-dynamic + remat-to-runtime
+# under a limit, side by side in one memopt-run --compare: peaks, their
+# ratio, the time ratio, evictions, equal outputs. The static model of that
+# size (memopt-zoo without --dynamic) through the static pipeline,
+# inplace-elementwise + memory-schedule + remat with the limit as its
+# budget, gives the static-shape peak the dynamic one is
 # compared with (BladeDISC++'s claim: symbolic comparable to static). Times
 # are ratios of the thread's CPU time (see harness.md, Timing).
 #
 # The limit is LIMIT_RATIO times the unoptimized peak of that size (measured
 # first); LIMIT_RATIO=0 passes a 1-byte limit, so everything evictable is
 # evicted (the lowest peak the inserted remat can reach).
+#
+# The dynamic model states what the workload guarantees: batch and sequence
+# (the shape symbols s0 and s1) are at least the smallest of DIMS
+# (memopt.symbol_bounds), so that sizes that differ only by a constant
+# (a weight gradient against an activation) compare.
 #
 #   utils/bench-remat-dynamic.sh [build dir]
 # Environment: DIMS (default "16 32 48"), RUNS (default 3), LIMIT_RATIO
@@ -30,8 +36,10 @@ for tool in memopt-zoo memopt-opt memopt-run; do
 done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-pipeline="builtin.module(func.func(memory-schedule,remat-dynamic{$options}),remat-to-runtime)"
-static_pipeline() { echo "builtin.module(func.func(memory-schedule,remat{budget=$1 allow-partial=true}))"; }
+pipeline="builtin.module(func.func(inplace-elementwise,memory-schedule,remat-dynamic{$options}),remat-to-runtime)"
+static_pipeline() { echo "builtin.module(func.func(inplace-elementwise,memory-schedule,remat{budget=$1 allow-partial=true}))"; }
+min_dim="$(printf '%s\n' $dims | sort -n | head -1)"
+bounds="memopt.symbol_bounds = {s0 = [$min_dim, 1048576], s1 = [$min_dim, 1048576]}"
 
 # Workloads: name, then memopt-zoo arguments (training step, small widths so
 # that the naive loops of the harness stay fast).
@@ -42,7 +50,7 @@ workloads=(
 
 row() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
 
-echo "pipeline: $pipeline; static: $(static_pipeline LIMIT); limit: $limit_ratio x unoptimized peak"
+echo "pipeline: $pipeline; static: $(static_pipeline LIMIT); limit: $limit_ratio x unoptimized peak; bounds: $bounds"
 printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %s\n' workload dim peak_unopt peak_remat ratio \
   peak_static dyn/stat time evictions outputs
 for entry in "${workloads[@]}"; do
@@ -50,7 +58,10 @@ for entry in "${workloads[@]}"; do
   args="${entry#*|}"
   dynamic="$work/$name-dynamic.mlir"
   # shellcheck disable=SC2086
-  "$bin/memopt-zoo" $args --seq=16 --dynamic -o "$dynamic"
+  "$bin/memopt-zoo" $args --seq=16 --dynamic -o "$work/$name-unbounded.mlir"
+  sed "s/attributes {memopt.model = \"\([a-z0-9-]*\)\"}/attributes {memopt.model = \"\1\", $bounds}/" \
+    "$work/$name-unbounded.mlir" > "$dynamic"
+  grep -q memopt.symbol_bounds "$dynamic" || { echo "bench-remat-dynamic: no function attributes to bound in $name" >&2; exit 1; }
   for dim in $dims; do
     base="$work/$name-$dim-base.txt"
     "$bin/memopt-run" "$dynamic" --dim="$dim" --runs=1 > "$base"

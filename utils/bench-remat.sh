@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Static rematerialization benchmark (not a test). For GPT-2 (2 layers) and
 # Llama-block training steps from memopt-zoo at several sequence lengths:
-# the unoptimized program and the program through remat (alone, and after
-# memory-schedule) are measured side by side in one memopt-run --compare:
+# the unoptimized program and the program through remat (alone, after
+# memory-schedule, and after inplace-elementwise + memory-schedule) are measured side by side in one memopt-run --compare:
 # peak heap bytes before/after, the reduction, the time ratio (fastest of
 # RUNS calls), whether the gradients are bit-identical; the pass's compile
 # time. Then remat's compile time on a full-size GPT-2 (12 layers, 1024
@@ -39,6 +39,7 @@ workloads=(
 pipelines=(
   "remat|builtin.module(func.func($remat))"
   "schedule+remat|builtin.module(func.func(memory-schedule,$remat))"
+  "inplace+schedule+remat|builtin.module(func.func(inplace-elementwise,memory-schedule,$remat))"
 )
 
 field() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
