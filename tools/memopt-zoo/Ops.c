@@ -309,6 +309,13 @@ ZooValue zooEmitReduce(ZooEmitter *e, const char *hint, ZooReduceKind kind, ZooV
 
 ZooValue zooEmitProductReduce(ZooEmitter *e, const char *hint, ZooValue x, ZooValue y,
                               int keepCount, const int *keepDims) {
+  /* Nothing reduced: a plain product, as a framework's autodiff emits it,
+   * not a sum into zeros (which no buffer could be reused for). */
+  bool reduces = keepCount != x.rank;
+  for (int i = 0; i < keepCount && !reduces; ++i)
+    reduces = keepDims[i] != i;
+  if (!reduces && zooHasValue(y))
+    return zooEmitBinary(e, hint, ZOO_BINARY_MUL, x, y, NULL);
   char iterators[ZOO_MAX_RANK + 1];
   ZooSize dims[ZOO_MAX_RANK] = {{0}};
   for (int i = 0; i < x.rank; ++i)
