@@ -30,6 +30,7 @@
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 #include "Transforms/PassList.h"
+#include "Transforms/SliceNarrowing.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
@@ -591,6 +592,8 @@ static void rewrite(const Context *context, const Candidate *candidate) {
       again = mlirOperationGetResult(clones[candidate->chainCount - 1], r);
   MemoptBuilder atYield = memoptBuilderAtEnd(body, location);
   memoptBuildYield(&atYield, "vector.yield", &again, 1);
+  /* A slice of a fused projection recomputes its part of it only. */
+  memoptNarrowSlicedProducers(body);
 
   MlirType type = mlirValueGetType(candidate->value);
   MlirOperationState state =
