@@ -163,12 +163,18 @@ static MlirLogicalResult runInPlaceElementwise(MlirOperation func,
         mlirOperationSetOperand(rewrites[i].op, rewrites[i].initOperand, rewrites[i].oldInit);
     }
     memoptMemoryProfileDestroy(after);
-    for (size_t i = 0; i < kept; ++i)
-      eraseUnusedEmpty(rewrites[i].oldInit);
+    /* Ops may share one empty (after CSE): erase each once. */
+    for (size_t i = 0; i < kept; ++i) {
+      bool seen = false;
+      for (size_t j = 0; j < i && !seen; ++j)
+        seen = mlirValueEqual(rewrites[j].oldInit, rewrites[i].oldInit);
+      if (!seen)
+        eraseUnusedEmpty(rewrites[i].oldInit);
+    }
   }
   MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "inplace-elementwise: %zu ops write into an input",
-                                 kept);
+  memoptStringBufferAppendFormat(&message, "inplace-elementwise: %zu op%s into an input", kept,
+                                 kept == 1 ? " writes" : "s write");
   if (count > kept)
     memoptStringBufferAppendFormat(&message, " (%zu undone: bufferization would copy)",
                                    count - kept);

@@ -50,7 +50,7 @@ func.func @matmul_bias_relu(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor
 // activation's derivative of a backward pass is this shape.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// REMARK: remark: inplace-elementwise: 1 ops write into an input; peak 384 -> 256 bytes
+// REMARK: remark: inplace-elementwise: 1 op writes into an input; peak 384 -> 256 bytes
 // CHECK-LABEL: func.func @product_of_two_temporaries
 // CHECK:      %[[A:.*]] = linalg.generic
 // CHECK:      %[[B:.*]] = linalg.generic
@@ -78,4 +78,55 @@ func.func @product_of_two_temporaries(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
     linalg.yield %r : f32
   } -> tensor<4x8xf32>
   return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// Two ops sharing one empty init (as after CSE) each write into their own
+// dying input; the empty is erased once, when nothing uses it.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// REMARK: remark: inplace-elementwise: 3 ops write into an input; peak 512 -> 256 bytes
+// CHECK-LABEL: func.func @shared_empty
+// CHECK:      %[[A:.*]] = linalg.generic {{.*}} ins(%arg0
+// CHECK:      %[[B:.*]] = linalg.generic {{.*}} ins(%arg0
+// CHECK-NOT:  tensor.empty
+// CHECK:      %[[C:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x8xf32>) outs(%[[A]] : tensor<4x8xf32>)
+// CHECK:      %[[D:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4x8xf32>) outs(%[[B]] : tensor<4x8xf32>)
+// CHECK:      linalg.generic {{.*}} ins(%[[C]], %[[D]] : {{.*}}) outs(%[[C]] : tensor<4x8xf32>)
+func.func @shared_empty(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.exp %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.tanh %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.sin %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.cos %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %d : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
 }
