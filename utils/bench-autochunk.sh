@@ -14,8 +14,10 @@
 # FIT_OPTIONS (more autochunk options for the longest-fit searches, e.g.
 # "max-region-ops=96"; default none),
 # SEQS (default "1024 2048"), RUNS (default 3), SWEEP_MIB (more budgets for
-# the Evoformer's longest fit, e.g. "256 1024"; default none: the longer
-# sequence a larger budget allows grows only as its sixth root there).
+# the Evoformer's longest fit, e.g. "256 1024 40960 81920", the last two an
+# A100's 40 and 80 GB; default none: the ratio a larger budget allows grows
+# only as its sixth root there). The fits come from the estimator, so budgets
+# far beyond this machine's memory are evaluated without running anything.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -115,12 +117,19 @@ fits_autochunk() {
   "$bin/memopt-opt" "$model" --autochunk="budget=$budget max-stages=64 $fit_options" -o /dev/null 2>&1 \
     | grep -q "remark: autochunk: estimated peak"
 }
-# longest FITS WORKLOAD START STEP (within $budget bytes)
+# longest FITS WORKLOAD START STEP (within $budget bytes). Doubling stops at
+# the first size that does not fit, so the bisection's upper end is one that
+# was measured not to fit; a search that still fits at STEP x 65536 gives up
+# and reports that size.
 longest() {
   local fits="$1" workload="$2" step="$4" low=0 high="$3"
-  while [ "$high" -le $((step * 256)) ] && "$fits" "$workload" "$high"; do
+  while "$fits" "$workload" "$high"; do
     low=$high
     high=$((high * 2))
+    if [ "$high" -gt $((step * 65536)) ]; then
+      echo "$low"
+      return
+    fi
   done
   while [ $((high - low)) -gt "$step" ]; do
     local middle=$(((low + high) / 2 / step * step))

@@ -6,26 +6,48 @@
  * hoisted before the chunk loop. */
 #include "Analysis/Analysis.h"
 
+#include "IR/IR.h"
+
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* How a chunk covers its dimension. A plain chunk is a contiguous run of
+ * indices. A dimension that flattens a reshape group (a linear layer's
+ * [i, j, c] -> [i * j, c]) whose chunked member j is not the outermost one
+ * has chunks strided over it: index x is in chunk k when member j's index,
+ * (x / inner) mod span, is. Ops that keep the dimension's index (linalg maps,
+ * elementwise ops) keep the pattern; the reshape back to the group turns it
+ * into a plain chunk of member j again. */
+typedef struct Stride {
+  int64_t span;  /* extent of the chunked member; 0 for a plain chunk */
+  int64_t inner; /* product of the extents of the members after it */
+} Stride;
+
+static const Stride kPlain = {0, 1};
+
+static bool sameStride(Stride a, Stride b) { return a.span == b.span && a.inner == b.inner; }
+
 typedef struct ValueInfo {
   MlirValue value;
-  int64_t dim;  /* chunk dimension, -1 when not chunked */
-  bool whole;   /* read whole by some op of the range */
+  int64_t dim;   /* chunk dimension, -1 when not chunked */
+  Stride stride; /* how chunks cover `dim` */
+  bool whole;    /* read whole by some op of the range */
 } ValueInfo;
 
 typedef struct ValueDim {
   MlirValue value;
   int64_t dim;
+  Stride stride;
 } ValueDim;
 
 struct MemoptChunkPlan {
   MlirOperation *ops;
   bool *traced; /* the op computes chunks (else it is hoisted) */
   MemoptOperandFlow **flows; /* per traced op, its operands' flow */
+  Stride *strides;           /* per traced op, how chunks cover the results it was traced from */
   int64_t *indexedLoops;     /* per traced op, the loop whose index it reads, or -1 */
   intptr_t opCount;
   ValueInfo *values;
@@ -79,7 +101,7 @@ static ValueInfo *infoOf(MemoptChunkPlan *plan, MlirValue value, bool create) {
       abort();
   }
   ValueInfo *info = &plan->values[plan->valueCount++];
-  *info = (ValueInfo){value, -1, false};
+  *info = (ValueInfo){value, -1, kPlain, false};
   return info;
 }
 
@@ -97,30 +119,125 @@ typedef struct Work {
   intptr_t count, capacity;
 } Work;
 
-static void push(Work *work, MlirValue value, int64_t dim) {
+static void push(Work *work, MlirValue value, int64_t dim, Stride stride) {
   if (work->count == work->capacity) {
     work->capacity = work->capacity ? 2 * work->capacity : 32;
     work->items = realloc(work->items, (size_t)work->capacity * sizeof *work->items);
     if (!work->items)
       abort();
   }
-  work->items[work->count++] = (ValueDim){value, dim};
+  work->items[work->count++] = (ValueDim){value, dim, stride};
 }
 
-/* Gives `value` chunk dimension `dim`; false on a conflicting earlier one. */
-static bool assign(MemoptChunkPlan *plan, Work *work, MlirValue value, int64_t dim,
+/* Gives `value` chunk dimension `dim` covered as `stride` says; false on a
+ * conflicting earlier one. */
+static bool assign(MemoptChunkPlan *plan, Work *work, MlirValue value, int64_t dim, Stride stride,
                    MemoptStringBuffer *reason) {
   ValueInfo *info = infoOf(plan, value, true);
-  if (info->dim == dim)
+  if (info->dim == dim && sameStride(info->stride, stride))
     return true;
   if (info->dim >= 0) {
-    memoptStringBufferAppendFormat(reason,
-                                   "a value would be chunked along both dimension %lld and %lld",
-                                   (long long)info->dim, (long long)dim);
+    if (info->dim == dim)
+      memoptStringBufferAppendFormat(
+          reason, "a value would be chunked along dimension %lld in two strided patterns",
+          (long long)dim);
+    else
+      memoptStringBufferAppendFormat(reason,
+                                     "a value would be chunked along both dimension %lld and %lld",
+                                     (long long)info->dim, (long long)dim);
     return false;
   }
   info->dim = dim;
-  push(work, value, dim);
+  info->stride = stride;
+  push(work, value, dim, stride);
+  return true;
+}
+
+/* The members of group `group` of a reshape's reassociation and their
+ * extents on its expanded side `expanded`, into `members` and `extents`;
+ * returns the member count, or -1 when there are more than 16 or an extent
+ * is dynamic. */
+static intptr_t groupExtents(MlirAttribute reassociation, MlirType expanded, intptr_t group,
+                             int64_t *members, int64_t *extents) {
+  MlirAttribute list = mlirArrayAttrGetElement(reassociation, group);
+  intptr_t count = mlirArrayAttrGetNumElements(list);
+  if (count > 16)
+    return -1;
+  for (intptr_t m = 0; m < count; ++m) {
+    members[m] = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(list, m));
+    extents[m] = mlirShapedTypeGetDimSize(expanded, members[m]);
+    if (mlirShapedTypeIsDynamicSize(extents[m]))
+      return -1;
+  }
+  return count;
+}
+
+/* The group of a reshape's reassociation that holds dimension `dim` of the
+ * expanded side, or -1. */
+static intptr_t groupHolding(MlirAttribute reassociation, int64_t dim) {
+  for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(reassociation); ++g) {
+    MlirAttribute list = mlirArrayAttrGetElement(reassociation, g);
+    for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(list); ++m)
+      if (mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(list, m)) == dim)
+        return g;
+  }
+  return -1;
+}
+
+/* The flow of a reshape that the per-op rules leave out: an expand_shape
+ * whose chunked result dimension is an inner member of its group (its
+ * source's dimension chunks strided), and a collapse_shape whose strided
+ * chunk of a group is a plain chunk of one member. Returns false when `op`
+ * is neither case; `ok` then says nothing. */
+static bool throughStridedReshape(MlirOperation op, int64_t dim, Stride stride,
+                                  MemoptOperandFlow *flows, Stride *operandStride, bool *ok) {
+  bool expanding = memoptOperationIsA(op, "tensor.expand_shape");
+  if (!expanding && !memoptOperationIsA(op, "tensor.collapse_shape"))
+    return false;
+  MlirAttribute reassociation =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation"));
+  MlirType expanded =
+      mlirValueGetType(expanding ? mlirOperationGetResult(op, 0) : mlirOperationGetOperand(op, 0));
+  int64_t members[16], extents[16];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    flows[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  *ok = false;
+  if (expanding) {
+    if (stride.span != 0)
+      return true;
+    intptr_t group = groupHolding(reassociation, dim);
+    intptr_t count =
+        group < 0 ? -1 : groupExtents(reassociation, expanded, group, members, extents);
+    int64_t before = 1, after = 1;
+    intptr_t position = -1;
+    for (intptr_t m = 0; m < count; ++m) {
+      if (members[m] == dim)
+        position = m;
+      else if (position < 0)
+        before *= extents[m];
+      else
+        after *= extents[m];
+    }
+    /* Members before it all of extent 1 give a plain chunk, and dynamic
+     * extents no pattern: the per-op rule decides. */
+    if (position < 0 || before == 1)
+      return false;
+    flows[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, group};
+    *operandStride = (Stride){extents[position], after};
+    *ok = true;
+    return true;
+  }
+  if (stride.span == 0)
+    return false;
+  intptr_t count = groupExtents(reassociation, expanded, dim, members, extents);
+  int64_t after = 1;
+  for (intptr_t m = count - 1; m >= 0; after *= extents[m], --m)
+    if (extents[m] == stride.span && after == stride.inner) {
+      flows[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, members[m]};
+      *operandStride = kPlain;
+      *ok = true;
+      return true;
+    }
   return true;
 }
 
@@ -131,10 +248,39 @@ static bool sameFlows(const MemoptOperandFlow *a, const MemoptOperandFlow *b, in
   return true;
 }
 
+/* The flow of `op` from its result `result` chunked along `dim` as `stride`
+ * says, into `flows` (one per operand) and `operandStride` (how the mapped
+ * operands' chunks cover their dimensions). */
+static bool flowThrough(MlirOperation op, intptr_t result, int64_t dim, Stride stride,
+                        MemoptOperandFlow *flows, Stride *operandStride,
+                        MemoptStringBuffer *reason) {
+  *operandStride = stride;
+  bool ok;
+  if (throughStridedReshape(op, dim, stride, flows, operandStride, &ok)) {
+    if (!ok)
+      memoptStringBufferAppendFormat(
+          reason, "'%s' regroups a dimension chunked in a strided pattern",
+          memoptOperationIsA(op, "tensor.expand_shape") ? "tensor.expand_shape"
+                                                        : "tensor.collapse_shape");
+    return ok;
+  }
+  if (memoptDimFlowThroughOp(op, result, dim, flows, reason) != MemoptDimFlowOk)
+    return false;
+  /* A strided chunk needs ops that keep the dimension's index as it is: not
+   * a region taken in (it slices plainly) nor a body reading the index. */
+  if (stride.span != 0 &&
+      (memoptOperationIsA(op, "chunk.region") || memoptDimFlowIndexedLoop(op, result, dim) >= 0)) {
+    memoptStringBufferAppendCString(reason, "a dimension chunked in a strided pattern reaches an "
+                                            "op that needs plain chunks");
+    return false;
+  }
+  return true;
+}
+
 /* Walks producers backwards from the primary output. */
 static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptStringBuffer *reason) {
   Work work = {NULL, 0, 0};
-  bool ok = assign(plan, &work, output, dim, reason);
+  bool ok = assign(plan, &work, output, dim, kPlain, reason);
   while (ok && work.count) {
     ValueDim item = work.items[--work.count];
     intptr_t index = definingIndex(plan, item.value);
@@ -143,16 +289,17 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
     MlirOperation op = plan->ops[index];
     intptr_t operandCount = mlirOperationGetNumOperands(op);
     MemoptOperandFlow *flows = allocate((size_t)operandCount, sizeof *flows);
-    MemoptDimFlowStatus status = memoptDimFlowThroughOp(
-        op, mlirOpResultGetResultNumber(item.value), item.dim, flows, reason);
-    if (status != MemoptDimFlowOk) {
+    Stride operandStride;
+    if (!flowThrough(op, mlirOpResultGetResultNumber(item.value), item.dim, item.stride, flows,
+                     &operandStride, reason)) {
       free(flows);
       ok = false;
       break;
     }
     if (plan->traced[index]) {
       /* Reached again through another result: it must chunk the same loop. */
-      ok = sameFlows(plan->flows[index], flows, operandCount);
+      ok = sameFlows(plan->flows[index], flows, operandCount) &&
+           sameStride(plan->strides[index], item.stride);
       free(flows);
       if (!ok) {
         MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
@@ -163,12 +310,13 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
     }
     plan->traced[index] = true;
     plan->flows[index] = flows;
+    plan->strides[index] = item.stride;
     plan->indexedLoops[index] =
         memoptDimFlowIndexedLoop(op, mlirOpResultGetResultNumber(item.value), item.dim);
     for (intptr_t i = 0; i < operandCount && ok; ++i) {
       MlirValue operand = mlirOperationGetOperand(op, i);
       if (flows[i].kind == MemoptOperandFlowMapped)
-        ok = assign(plan, &work, operand, flows[i].dim, reason);
+        ok = assign(plan, &work, operand, flows[i].dim, operandStride, reason);
       else
         infoOf(plan, operand, true)->whole = true;
     }
@@ -303,10 +451,17 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
     if (info->dim < 0)
       continue;
     intptr_t index = definingIndex(plan, info->value);
+    bool boundary = index < 0 || usedAfterRange(plan, info->value);
+    /* The loop slices inputs and outputs plainly. */
+    if (boundary && info->stride.span != 0) {
+      memoptStringBufferAppendCString(reason, "a value chunked in a strided pattern (an inner "
+                                              "member of a reshaped group) crosses the range");
+      return false;
+    }
     if (index < 0)
-      plan->inputs[plan->inputCount++] = (ValueDim){info->value, info->dim};
-    else if (usedAfterRange(plan, info->value))
-      plan->outputs[plan->outputCount++] = (ValueDim){info->value, info->dim};
+      plan->inputs[plan->inputCount++] = (ValueDim){info->value, info->dim, kPlain};
+    else if (boundary)
+      plan->outputs[plan->outputCount++] = (ValueDim){info->value, info->dim, kPlain};
   }
   /* Results of chunked ops that are used must all be chunked. */
   for (intptr_t i = 0; i < plan->opCount; ++i) {
@@ -370,6 +525,7 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
   plan->ops = allocate((size_t)plan->opCount, sizeof *plan->ops);
   plan->traced = allocate((size_t)plan->opCount, sizeof *plan->traced);
   plan->flows = allocate((size_t)plan->opCount, sizeof *plan->flows);
+  plan->strides = allocate((size_t)plan->opCount, sizeof *plan->strides);
   plan->indexedLoops = allocate((size_t)plan->opCount, sizeof *plan->indexedLoops);
   MlirOperation op = first;
   for (intptr_t i = 0; i < plan->opCount; ++i, op = mlirOperationGetNextInBlock(op))
@@ -399,6 +555,7 @@ void memoptChunkPlanDestroy(MemoptChunkPlan *plan) {
   for (intptr_t i = 0; plan->flows && i < plan->opCount; ++i)
     free(plan->flows[i]);
   free(plan->flows);
+  free(plan->strides);
   free(plan->indexedLoops);
   free(plan->traced);
   free(plan->ops);

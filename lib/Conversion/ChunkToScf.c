@@ -31,6 +31,12 @@
  * the loops (peeled), the destinations take their sizes from its rows, and
  * the full-chunk loop starts at C. (N >= C again, asserted when dynamic.)
  *
+ * An output of the type of an input chunked along the same dimension that
+ * dies at the region (a residual update z + f(z)) is written into that input:
+ * its destination is the input, and every chunk slices the input from the
+ * loop's iter_arg, reading its rows before it overwrites them, so One-Shot
+ * Bufferize keeps the output in the input's buffer.
+ *
  * Regions nest: they are lowered innermost first, so an outer body (and its
  * copies) already holds the loops of the inner regions. */
 #include "Conversion/Conversion.h"
@@ -67,6 +73,8 @@ typedef struct ChunkRegion {
    * computed chunk tells its size, so the first chunk is computed before the
    * destinations are created. */
   bool peelFirstChunk;
+  /* Per output, the input whose buffer it reuses (see inPlaceInput), or -1. */
+  intptr_t *inPlaceInputs;
 } ChunkRegion;
 
 static int64_t inputDim(const ChunkRegion *region, intptr_t input) {
@@ -130,6 +138,58 @@ static bool sliceFitsOutput(MlirType slice, MlirType output, int64_t dim, int64_
   return true;
 }
 
+/* The op of `block` that is or contains `op`, or null. */
+static MlirOperation ancestorIn(MlirBlock block, MlirOperation op) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/* True when the region is the last reader of input `i`: the value is
+ * computed by an op (a block argument may be a caller's buffer), the region
+ * reads it once, and every other use comes before the region in its block. */
+static bool inputDiesAtRegion(const ChunkRegion *region, intptr_t i) {
+  MlirValue input = mlirOperationGetOperand(region->op, i);
+  if (!mlirValueIsAOpResult(input))
+    return false;
+  MlirBlock block = mlirOperationGetBlock(region->op);
+  for (MlirOpOperand use = mlirValueGetFirstUse(input); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (mlirOperationEqual(user, region->op)) {
+      if (mlirOpOperandGetOperandNumber(use) != (unsigned)i)
+        return false;
+      continue;
+    }
+    MlirOperation ancestor = ancestorIn(block, user);
+    if (mlirOperationIsNull(ancestor) || !mlirOperationIsBeforeInBlock(ancestor, region->op))
+      return false;
+  }
+  return true;
+}
+
+/* The input whose buffer output `j` can be written into, or -1: one of the
+ * same type, chunked along the same dimension, that dies at the region (a
+ * residual update z + f(z)). Chunk k then reads rows k of the input from the
+ * loop's destination before overwriting them with rows k of the output, so
+ * bufferization keeps the output in the input's buffer instead of allocating
+ * a new one. Every chunk must read exactly the rows it writes: no shifted
+ * window (which rereads rows already written) and no peeled first chunk. */
+static intptr_t inPlaceInput(const ChunkRegion *region, intptr_t j) {
+  if (region->lastChunk == ShiftedRemainder || region->peelFirstChunk)
+    return -1;
+  for (intptr_t i = 0; i < inputCount(region); ++i) {
+    bool taken = false;
+    for (intptr_t k = 0; k < j; ++k)
+      taken |= region->inPlaceInputs[k] == i;
+    if (!taken && inputDim(region, i) == outputDim(region, j) &&
+        mlirTypeEqual(inputType(region->op, i), outputType(region->op, j)) &&
+        inputDiesAtRegion(region, i))
+      return i;
+  }
+  return -1;
+}
+
 /* Reads what lowering `op` needs into `region` and checks the limits of the
  * lowering beyond memopt's invariants (which hold: the verifier ran). Emits
  * an error and returns false for each limit a region exceeds. */
@@ -181,6 +241,12 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     region->lastChunk = FullChunk;
   else
     region->lastChunk = staticSlice ? ShiftedRemainder : ExactRemainder;
+  region->inPlaceInputs =
+      malloc(sizeof *region->inPlaceInputs * (size_t)(outputs > 0 ? outputs : 1));
+  if (!region->inPlaceInputs)
+    abort();
+  for (intptr_t j = 0; j < outputs; ++j)
+    region->inPlaceInputs[j] = inPlaceInput(region, j);
   return ok;
 }
 
@@ -273,18 +339,18 @@ static MlirValue *allocateValues(intptr_t count) {
   return values;
 }
 
-/* Computes one chunk at the builder's point: slices the inputs for `window`,
- * moves the ops of `body` (the region's or a copy's) there, and fills `rows`
- * with the result rows to write, one per output. Erases the terminator of
- * `body`. */
+/* Computes one chunk at the builder's point: slices the inputs for `window`
+ * (input i from `sources[i]`: the input, or the destination that reuses its
+ * buffer), moves the ops of `body` (the region's or a copy's) there, and
+ * fills `rows` with the result rows to write, one per output. Erases the
+ * terminator of `body`. */
 static void buildChunk(const ChunkRegion *region, const MemoptBuilder *builder, MlirBlock body,
-                       const Window *window, MlirValue *rows) {
+                       const Window *window, const MlirValue *sources, MlirValue *rows) {
   MlirOperation op = region->op;
   for (intptr_t i = 0; i < inputCount(region); ++i) {
     MlirValue argument = mlirBlockGetArgument(body, i);
-    MlirValue slice =
-        memoptBuildExtractSliceAlong(builder, mlirOperationGetOperand(op, i), inputDim(region, i),
-                                     window->readOffset, window->readSize);
+    MlirValue slice = memoptBuildExtractSliceAlong(builder, sources[i], inputDim(region, i),
+                                                   window->readOffset, window->readSize);
     /* A static slice becomes '?' where the body expects it. */
     slice = memoptBuildTensorCastIfNeeded(builder, slice, mlirValueGetType(argument));
     mlirValueReplaceAllUsesOfWith(argument, slice);
@@ -318,6 +384,15 @@ static void buildInserts(const ChunkRegion *region, const MemoptBuilder *builder
         memoptBuildInsertSliceAlong(builder, rows[j], dests[j], outputDim(region, j), offset, size);
 }
 
+/* The values the inputs are sliced from: the region's operands (the caller
+ * owns the array). */
+static MlirValue *inputSources(const ChunkRegion *region) {
+  MlirValue *sources = allocateValues(inputCount(region));
+  for (intptr_t i = 0; i < inputCount(region); ++i)
+    sources[i] = mlirOperationGetOperand(region->op, i);
+  return sources;
+}
+
 /* Builds, before the region, an scf.for from `lower` to `upper` computing
  * chunks of `kind` into the destinations `inits`, with the ops of `body`
  * moved into it. Returns the loop. */
@@ -334,22 +409,32 @@ static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bou
 
   MlirValue *rows = allocateValues(outputs);
   MlirValue *accumulators = allocateValues(outputs);
-  for (intptr_t j = 0; j < outputs; ++j)
+  MlirValue *sources = inputSources(region);
+  for (intptr_t j = 0; j < outputs; ++j) {
     accumulators[j] = mlirBlockGetArgument(loopBody, 1 + j);
-  buildChunk(region, &inside, body, &window, rows);
+    if (region->inPlaceInputs[j] >= 0)
+      sources[region->inPlaceInputs[j]] = accumulators[j];
+  }
+  buildChunk(region, &inside, body, &window, sources, rows);
   buildInserts(region, &inside, rows, accumulators, iv, window.writeSize, accumulators);
   memoptBuildYield(&inside, "scf.yield", accumulators, outputs);
+  free(sources);
   free(rows);
   free(accumulators);
   return loop;
 }
 
-/* Creates the destinations, tensor.empty of each whole output: a dynamic
- * chunked extent is the region's extent, any other dynamic extent is that of
- * the first chunk's rows `firstRows` (non-null when the region peels it). */
+/* Creates the destinations: the input an output reuses, else tensor.empty
+ * of the whole output, where a dynamic chunked extent is the region's extent,
+ * any other dynamic extent is that of the first chunk's rows `firstRows`
+ * (non-null when the region peels it). */
 static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *builder,
                               const Bounds *bounds, const MlirValue *firstRows, MlirValue *dests) {
   for (intptr_t j = 0; j < outputCount(region); ++j) {
+    if (region->inPlaceInputs[j] >= 0) {
+      dests[j] = mlirOperationGetOperand(region->op, region->inPlaceInputs[j]);
+      continue;
+    }
     MlirType type = outputType(region->op, j);
     intptr_t rank = mlirShapedTypeGetRank(type);
     MlirValue *sizes = allocateValues(rank);
@@ -383,7 +468,9 @@ static void lower(const ChunkRegion *region) {
       buildChunkFitsAssert(&before, &bounds);
     Window first = windowOf(region, &bounds, FullChunk, &before, bounds.zero);
     MlirValue *rows = allocateValues(outputs);
-    buildChunk(region, &before, memoptSingleBlock(firstCopy), &first, rows);
+    MlirValue *sources = inputSources(region);
+    buildChunk(region, &before, memoptSingleBlock(firstCopy), &first, sources, rows);
+    free(sources);
     mlirOperationDestroy(firstCopy);
     buildDestinations(region, &before, &bounds, rows, results);
     buildInserts(region, &before, rows, results, bounds.zero, first.writeSize, results);
@@ -444,6 +531,8 @@ MlirLogicalResult memoptLowerChunkRegions(MlirOperation root) {
   if (ok)
     for (size_t i = 0; i < list.count; ++i)
       lower(&list.regions[i]);
+  for (size_t i = 0; i < list.count; ++i)
+    free(list.regions[i].inPlaceInputs);
   free(list.regions);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

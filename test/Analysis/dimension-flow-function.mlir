@@ -60,10 +60,12 @@ func.func @transposed(%x: tensor<4x16xf32>) -> tensor<16x4xf32> {
 
 // -----
 
-// Reshapes inside the range: the sliced input and the output differ in extent.
+// Reshapes inside the range: the sliced input and the output differ in extent,
+// and an inner member of a group (dimension 2) chunks the input's dimension
+// in a strided pattern, which a slice of the input cannot take.
 // expected-remark @+3 {{chunk dim 0: extent 2, inputs %arg0 dim 0; outputs %0 dim 0; 0 of 2 ops hoisted}}
 // expected-remark @+2 {{chunk dim 1: illegal: the chunked dimensions of the inputs and outputs differ in extent (12 and 3)}}
-// expected-remark @+1 {{chunk dim 2: illegal: 'tensor.expand_shape' splits dimension 2 out of an inner position of a group}}
+// expected-remark @+1 {{chunk dim 2: illegal: a value chunked in a strided pattern (an inner member of a reshaped group) crosses the range}}
 func.func @reshaped(%x: tensor<2x12xf32>) -> tensor<2x3x4xf32> {
   %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
   %n = math.tanh %e : tensor<2x3x4xf32>
