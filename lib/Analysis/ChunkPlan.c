@@ -51,20 +51,14 @@ struct MemoptChunkPlan {
   int64_t *indexedLoops;     /* per traced op, the loop whose index it reads, or -1 */
   intptr_t opCount;
   ValueInfo *values;
-  intptr_t valueCount, valueCapacity;
+  intptr_t valueCount;
+  size_t valueCapacity;
   ValueDim *inputs;
   intptr_t inputCount;
   ValueDim *outputs;
   intptr_t outputCount;
   int64_t extent;
 };
-
-static void *allocate(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
 
 static intptr_t opIndex(const MemoptChunkPlan *plan, MlirOperation op) {
   for (intptr_t i = 0; i < plan->opCount; ++i)
@@ -94,12 +88,8 @@ static ValueInfo *infoOf(MemoptChunkPlan *plan, MlirValue value, bool create) {
       return &plan->values[i];
   if (!create)
     return NULL;
-  if (plan->valueCount == plan->valueCapacity) {
-    plan->valueCapacity = plan->valueCapacity ? 2 * plan->valueCapacity : 32;
-    plan->values = realloc(plan->values, (size_t)plan->valueCapacity * sizeof *plan->values);
-    if (!plan->values)
-      abort();
-  }
+  plan->values = memoptGrowArray(plan->values, &plan->valueCapacity, (size_t)plan->valueCount + 1,
+                                 sizeof *plan->values);
   ValueInfo *info = &plan->values[plan->valueCount++];
   *info = (ValueInfo){value, -1, kPlain, false};
   return info;
@@ -116,16 +106,13 @@ static bool usedAfterRange(const MemoptChunkPlan *plan, MlirValue value) {
 /* A pending (value, dim) pair of the backward walk. */
 typedef struct Work {
   ValueDim *items;
-  intptr_t count, capacity;
+  intptr_t count;
+  size_t capacity;
 } Work;
 
 static void push(Work *work, MlirValue value, int64_t dim, Stride stride) {
-  if (work->count == work->capacity) {
-    work->capacity = work->capacity ? 2 * work->capacity : 32;
-    work->items = realloc(work->items, (size_t)work->capacity * sizeof *work->items);
-    if (!work->items)
-      abort();
-  }
+  work->items =
+      memoptGrowArray(work->items, &work->capacity, (size_t)work->count + 1, sizeof *work->items);
   work->items[work->count++] = (ValueDim){value, dim, stride};
 }
 
@@ -288,7 +275,7 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
       continue; /* defined before the range: a sliced input */
     MlirOperation op = plan->ops[index];
     intptr_t operandCount = mlirOperationGetNumOperands(op);
-    MemoptOperandFlow *flows = allocate((size_t)operandCount, sizeof *flows);
+    MemoptOperandFlow *flows = memoptAllocateZeroed((size_t)operandCount, sizeof *flows);
     Stride operandStride;
     if (!flowThrough(op, mlirOpResultGetResultNumber(item.value), item.dim, item.stride, flows,
                      &operandStride, reason)) {
@@ -333,9 +320,9 @@ typedef struct TraceSnapshot {
 } TraceSnapshot;
 
 static TraceSnapshot takeSnapshot(const MemoptChunkPlan *plan) {
-  TraceSnapshot snapshot = {allocate((size_t)plan->valueCount, sizeof *snapshot.values),
+  TraceSnapshot snapshot = {memoptAllocateZeroed((size_t)plan->valueCount, sizeof *snapshot.values),
                             plan->valueCount,
-                            allocate((size_t)plan->opCount, sizeof *snapshot.traced)};
+                            memoptAllocateZeroed((size_t)plan->opCount, sizeof *snapshot.traced)};
   if (plan->valueCount)
     memcpy(snapshot.values, plan->values, (size_t)plan->valueCount * sizeof *plan->values);
   memcpy(snapshot.traced, plan->traced, (size_t)plan->opCount * sizeof *plan->traced);
@@ -376,7 +363,7 @@ static bool readsChunkedValue(const MemoptChunkPlan *plan, intptr_t index, const
  * that traces back consistently. The rest stays untraced, and is hoisted or
  * reported as a conflict. */
 static void traceOtherOutputs(MemoptChunkPlan *plan) {
-  bool *dependent = allocate((size_t)plan->opCount, sizeof *dependent);
+  bool *dependent = memoptAllocateZeroed((size_t)plan->opCount, sizeof *dependent);
   for (intptr_t i = 0; i < plan->opCount; ++i) {
     if (plan->traced[i] || !readsChunkedValue(plan, i, dependent))
       continue;
@@ -444,8 +431,8 @@ static bool checkConflicts(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
 
 /* Collects sliced inputs and outputs and checks their extents agree. */
 static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
-  plan->inputs = allocate((size_t)plan->valueCount, sizeof *plan->inputs);
-  plan->outputs = allocate((size_t)plan->valueCount, sizeof *plan->outputs);
+  plan->inputs = memoptAllocateZeroed((size_t)plan->valueCount, sizeof *plan->inputs);
+  plan->outputs = memoptAllocateZeroed((size_t)plan->valueCount, sizeof *plan->outputs);
   for (intptr_t i = 0; i < plan->valueCount; ++i) {
     ValueInfo *info = &plan->values[i];
     if (info->dim < 0)
@@ -511,7 +498,7 @@ static bool primaryOutput(const MemoptChunkPlan *plan, MlirValue *output) {
 
 MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
                                        MemoptStringBuffer *reason) {
-  MemoptChunkPlan *plan = allocate(1, sizeof *plan);
+  MemoptChunkPlan *plan = memoptAllocateZeroed(1, sizeof *plan);
   for (MlirOperation op = first;; op = mlirOperationGetNextInBlock(op)) {
     if (mlirOperationIsNull(op)) {
       memoptStringBufferAppendCString(reason, "the range does not end in the block it starts in");
@@ -522,11 +509,11 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
     if (mlirOperationEqual(op, last))
       break;
   }
-  plan->ops = allocate((size_t)plan->opCount, sizeof *plan->ops);
-  plan->traced = allocate((size_t)plan->opCount, sizeof *plan->traced);
-  plan->flows = allocate((size_t)plan->opCount, sizeof *plan->flows);
-  plan->strides = allocate((size_t)plan->opCount, sizeof *plan->strides);
-  plan->indexedLoops = allocate((size_t)plan->opCount, sizeof *plan->indexedLoops);
+  plan->ops = memoptAllocateZeroed((size_t)plan->opCount, sizeof *plan->ops);
+  plan->traced = memoptAllocateZeroed((size_t)plan->opCount, sizeof *plan->traced);
+  plan->flows = memoptAllocateZeroed((size_t)plan->opCount, sizeof *plan->flows);
+  plan->strides = memoptAllocateZeroed((size_t)plan->opCount, sizeof *plan->strides);
+  plan->indexedLoops = memoptAllocateZeroed((size_t)plan->opCount, sizeof *plan->indexedLoops);
   MlirOperation op = first;
   for (intptr_t i = 0; i < plan->opCount; ++i, op = mlirOperationGetNextInBlock(op))
     plan->ops[i] = op;

@@ -10,16 +10,6 @@
 
 /* Makes room for one more element in an array of `count` elements of
  * `size` bytes with room for `*capacity`; returns the (moved) array. */
-static void *reserveOne(void *array, size_t count, size_t *capacity, size_t size) {
-  if (count < *capacity)
-    return array;
-  *capacity = *capacity ? 2 * *capacity : 64;
-  array = realloc(array, *capacity * size);
-  if (!array)
-    abort();
-  return array;
-}
-
 bool memoptNameIs(MlirStringRef name, const char *literal) {
   size_t length = strlen(literal);
   return name.length == length && memcmp(name.data, literal, length) == 0;
@@ -39,32 +29,32 @@ typedef struct Builder {
 
 static size_t appendOp(Builder *builder) {
   IrFunction *function = builder->function;
-  function->ops =
-      reserveOne(function->ops, function->numOps, &builder->opsCapacity, sizeof *function->ops);
+  function->ops = memoptGrowArray(function->ops, &builder->opsCapacity, function->numOps + 1,
+                                  sizeof *function->ops);
   memset(&function->ops[function->numOps], 0, sizeof *function->ops);
   return function->numOps++;
 }
 
 static size_t appendBlock(Builder *builder) {
   IrFunction *function = builder->function;
-  function->blocks = reserveOne(function->blocks, function->numBlocks, &builder->blocksCapacity,
-                                sizeof *function->blocks);
+  function->blocks = memoptGrowArray(function->blocks, &builder->blocksCapacity,
+                                     function->numBlocks + 1, sizeof *function->blocks);
   memset(&function->blocks[function->numBlocks], 0, sizeof *function->blocks);
   return function->numBlocks++;
 }
 
 static size_t appendValue(Builder *builder) {
   IrFunction *function = builder->function;
-  function->values = reserveOne(function->values, function->numValues, &builder->valuesCapacity,
-                                sizeof *function->values);
+  function->values = memoptGrowArray(function->values, &builder->valuesCapacity,
+                                     function->numValues + 1, sizeof *function->values);
   memset(&function->values[function->numValues], 0, sizeof *function->values);
   return function->numValues++;
 }
 
 static size_t appendOperand(Builder *builder) {
   IrFunction *function = builder->function;
-  function->operands = reserveOne(function->operands, function->numOperands,
-                                  &builder->operandsCapacity, sizeof *function->operands);
+  function->operands = memoptGrowArray(function->operands, &builder->operandsCapacity,
+                                       function->numOperands + 1, sizeof *function->operands);
   memset(&function->operands[function->numOperands], 0, sizeof *function->operands);
   return function->numOperands++;
 }

@@ -7,12 +7,7 @@
 #include <string.h>
 
 void memoptIndexListPush(IrIndexList *list, size_t item) {
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->items = realloc(list->items, list->capacity * sizeof *list->items);
-    if (!list->items)
-      abort();
-  }
+  list->items = memoptGrowArray(list->items, &list->capacity, list->count + 1, sizeof *list->items);
   list->items[list->count++] = item;
 }
 

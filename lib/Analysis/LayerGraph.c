@@ -30,13 +30,6 @@ struct MemoptLayerGraph {
   MlirBlock body;
 };
 
-static void *checkedRealloc(void *pointer, size_t bytes) {
-  pointer = realloc(pointer, bytes ? bytes : 1);
-  if (!pointer)
-    abort();
-  return pointer;
-}
-
 static bool nameContains(MlirOperation op, const char *part) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   size_t length = strlen(part);
@@ -204,8 +197,8 @@ static bool sameRows(const MemoptLayer *layer, size_t inputCount) {
 static void appendLayer(MemoptLayerGraph *graph, MemoptLayer layer, Layout layout) {
   if (graph->count == graph->capacity) {
     graph->capacity = graph->capacity ? 2 * graph->capacity : 64;
-    graph->layers = checkedRealloc(graph->layers, graph->capacity * sizeof *graph->layers);
-    graph->layouts = checkedRealloc(graph->layouts, graph->capacity * sizeof *graph->layouts);
+    graph->layers = memoptReallocArray(graph->layers, graph->capacity, sizeof *graph->layers);
+    graph->layouts = memoptReallocArray(graph->layouts, graph->capacity, sizeof *graph->layouts);
   }
   graph->layouts[graph->count] = layout;
   graph->layers[graph->count++] = layer;
@@ -232,7 +225,7 @@ static bool buildLayer(MemoptLayerGraph *graph, MlirOperation op, MemoptStringBu
     return false;
   intptr_t operandCount = mlirOperationGetNumOperands(op);
   intptr_t ins = insCount(op);
-  MemoptLayerInput *inputs = checkedRealloc(NULL, (size_t)operandCount * sizeof *inputs);
+  MemoptLayerInput *inputs = memoptReallocArray(NULL, (size_t)operandCount, sizeof *inputs);
   size_t inputCount = 0;
   Layout layout = LayoutNone;
   uint64_t weights = 0;
@@ -402,14 +395,14 @@ MemoptLayerGraph *memoptLayerGraphCreate(MlirOperation func, MemoptStringBuffer 
     memoptStringBufferAppendCString(error, "the function has more than one block");
     return NULL;
   }
-  MemoptLayerGraph *graph = checkedRealloc(NULL, sizeof *graph);
+  MemoptLayerGraph *graph = memoptAllocateZeroed(1, sizeof *graph);
   *graph = (MemoptLayerGraph){.body = body};
   size_t opCapacity = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (graph->opCount == opCapacity) {
       opCapacity = opCapacity ? 2 * opCapacity : 256;
-      graph->ops = checkedRealloc(graph->ops, opCapacity * sizeof *graph->ops);
+      graph->ops = memoptReallocArray(graph->ops, opCapacity, sizeof *graph->ops);
     }
     graph->ops[graph->opCount++] = (OwnedOp){op, -1};
   }

@@ -112,13 +112,6 @@ typedef struct AnalysisContext {
 static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext *context,
                                             MemoptStringBuffer *error);
 
-static void *checkedCalloc(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
-
 static void summaryDestroy(IrCalleeSummary *summary) {
   free(summary->argumentRead);
   free(summary->argumentWritten);
@@ -130,12 +123,12 @@ static void summaryDestroy(IrCalleeSummary *summary) {
 
 static IrCalleeSummary summaryCopy(const IrCalleeSummary *source) {
   IrCalleeSummary copy = *source;
-  copy.argumentRead = checkedCalloc(source->numArguments, sizeof(bool));
-  copy.argumentWritten = checkedCalloc(source->numArguments, sizeof(bool));
-  copy.resultEquivalentArgument = checkedCalloc(source->numResults, sizeof(size_t));
-  copy.resultAliasedArgument = checkedCalloc(source->numResults, sizeof(size_t));
-  copy.resultIdentityLayout = checkedCalloc(source->numResults, sizeof(bool));
-  copy.resultAlignment = checkedCalloc(source->numResults, sizeof(uint64_t));
+  copy.argumentRead = memoptAllocateZeroed(source->numArguments, sizeof(bool));
+  copy.argumentWritten = memoptAllocateZeroed(source->numArguments, sizeof(bool));
+  copy.resultEquivalentArgument = memoptAllocateZeroed(source->numResults, sizeof(size_t));
+  copy.resultAliasedArgument = memoptAllocateZeroed(source->numResults, sizeof(size_t));
+  copy.resultIdentityLayout = memoptAllocateZeroed(source->numResults, sizeof(bool));
+  copy.resultAlignment = memoptAllocateZeroed(source->numResults, sizeof(uint64_t));
   if (source->numArguments) {
     memcpy(copy.argumentRead, source->argumentRead, source->numArguments * sizeof(bool));
     memcpy(copy.argumentWritten, source->argumentWritten, source->numArguments * sizeof(bool));
@@ -158,12 +151,12 @@ static IrCalleeSummary summaryConservative(MlirOperation func, MlirType function
   IrCalleeSummary summary = {.func = func, .external = true};
   summary.numArguments = (size_t)mlirFunctionTypeGetNumInputs(functionType);
   summary.numResults = (size_t)mlirFunctionTypeGetNumResults(functionType);
-  summary.argumentRead = checkedCalloc(summary.numArguments, sizeof(bool));
-  summary.argumentWritten = checkedCalloc(summary.numArguments, sizeof(bool));
-  summary.resultEquivalentArgument = checkedCalloc(summary.numResults, sizeof(size_t));
-  summary.resultAliasedArgument = checkedCalloc(summary.numResults, sizeof(size_t));
-  summary.resultIdentityLayout = checkedCalloc(summary.numResults, sizeof(bool));
-  summary.resultAlignment = checkedCalloc(summary.numResults, sizeof(uint64_t));
+  summary.argumentRead = memoptAllocateZeroed(summary.numArguments, sizeof(bool));
+  summary.argumentWritten = memoptAllocateZeroed(summary.numArguments, sizeof(bool));
+  summary.resultEquivalentArgument = memoptAllocateZeroed(summary.numResults, sizeof(size_t));
+  summary.resultAliasedArgument = memoptAllocateZeroed(summary.numResults, sizeof(size_t));
+  summary.resultIdentityLayout = memoptAllocateZeroed(summary.numResults, sizeof(bool));
+  summary.resultAlignment = memoptAllocateZeroed(summary.numResults, sizeof(uint64_t));
   for (size_t i = 0; i < summary.numArguments; ++i)
     summary.argumentRead[i] = summary.argumentWritten[i] = true;
   for (size_t r = 0; r < summary.numResults; ++r) {
@@ -286,7 +279,7 @@ static void addNote(MemoptMemoryProfile *profile, MlirOperation op, const char *
     return;
   }
   if (!profile->notes)
-    profile->notes = checkedCalloc(maxNotes, sizeof *profile->notes);
+    profile->notes = memoptAllocateZeroed(maxNotes, sizeof *profile->notes);
   MemoptStringBuffer message = memoptStringBufferCreate();
   va_list args;
   va_start(args, format);
@@ -325,12 +318,8 @@ static size_t resolveCallee(MlirOperation call, void *userData) {
   } else if (!hasBody(func)) {
     summary = summaryConservative(func, functionTypeOf(func));
   } else {
-    if (context->count == context->capacity) {
-      context->capacity = context->capacity ? 2 * context->capacity : 8;
-      context->entries = realloc(context->entries, context->capacity * sizeof *context->entries);
-      if (!context->entries)
-        abort();
-    }
+    context->entries = memoptGrowArray(context->entries, &context->capacity, context->count + 1,
+                                       sizeof *context->entries);
     entry = context->count++;
     context->entries[entry] = (CalleeEntry){.func = func, .state = CalleeInProgress};
     MemoptStringBuffer error = memoptStringBufferCreate();
@@ -352,9 +341,7 @@ static size_t resolveCallee(MlirOperation call, void *userData) {
             "the callee's own profile is an approximation (see the remarks on the callee)");
   if (profile->numCallees % 8 == 0) {
     profile->callees =
-        realloc(profile->callees, (profile->numCallees + 8) * sizeof *profile->callees);
-    if (!profile->callees)
-      abort();
+        memoptReallocArray(profile->callees, profile->numCallees + 8, sizeof *profile->callees);
   }
   profile->callees[profile->numCallees] = summary;
   return profile->numCallees++;
@@ -388,13 +375,8 @@ static uint64_t roundUp(uint64_t bytes, uint64_t alignment);
 /* `alignment` is the one bufferization gives the buffer, 0 for none. */
 static size_t newBuffer(MemoptMemoryProfile *profile, MemoptBufferKind kind, MlirValue value,
                         size_t op, MlirType sizedType, uint64_t alignment) {
-  if (profile->numBuffers == profile->buffersCapacity) {
-    profile->buffersCapacity = profile->buffersCapacity ? 2 * profile->buffersCapacity : 64;
-    profile->buffers =
-        realloc(profile->buffers, profile->buffersCapacity * sizeof *profile->buffers);
-    if (!profile->buffers)
-      abort();
-  }
+  profile->buffers = memoptGrowArray(profile->buffers, &profile->buffersCapacity,
+                                     profile->numBuffers + 1, sizeof *profile->buffers);
   const IrOp *info = &profile->ir.ops[op];
   Buffer *buffer = &profile->buffers[profile->numBuffers];
   memset(buffer, 0, sizeof *buffer);
@@ -922,7 +904,7 @@ static void computeLastUses(MemoptMemoryProfile *profile) {
    * them all together, with runtime alias checks, at the end of the block. */
   dropStoreOnlyAllocations(profile);
 
-  bool *blockHasUnknownOrigin = checkedCalloc(ir->numBlocks, sizeof(bool));
+  bool *blockHasUnknownOrigin = memoptAllocateZeroed(ir->numBlocks, sizeof(bool));
   for (size_t b = 0; b < profile->numBuffers; ++b)
     if (profile->buffers[b].unknownOrigin)
       blockHasUnknownOrigin[profile->buffers[b].block] = true;
@@ -991,11 +973,11 @@ static void computeBlockStats(MemoptMemoryProfile *profile, size_t block, uint64
                               uint64_t *allocated, uint64_t *callee, bool *unknown) {
   IrFunction *ir = &profile->ir;
   size_t numOps = ir->blocks[block].numOps;
-  int64_t *unknownDelta = checkedCalloc(numOps + 1, sizeof *unknownDelta);
-  uint64_t *addBytes = checkedCalloc(numOps + 1, sizeof *addBytes);
-  uint64_t *removeBytes = checkedCalloc(numOps + 1, sizeof *removeBytes);
-  uint64_t *addAllocated = checkedCalloc(numOps + 1, sizeof *addAllocated);
-  uint64_t *removeAllocated = checkedCalloc(numOps + 1, sizeof *removeAllocated);
+  int64_t *unknownDelta = memoptAllocateZeroed(numOps + 1, sizeof *unknownDelta);
+  uint64_t *addBytes = memoptAllocateZeroed(numOps + 1, sizeof *addBytes);
+  uint64_t *removeBytes = memoptAllocateZeroed(numOps + 1, sizeof *removeBytes);
+  uint64_t *addAllocated = memoptAllocateZeroed(numOps + 1, sizeof *addAllocated);
+  uint64_t *removeAllocated = memoptAllocateZeroed(numOps + 1, sizeof *removeAllocated);
   for (size_t b = 0; b < profile->numBuffers; ++b) {
     const Buffer *buffer = &profile->buffers[b];
     if (buffer->block != block || buffer->dropped || buffer->countsFrom > buffer->info.lastPosition)
@@ -1081,7 +1063,7 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
     memoptStringBufferAppendCString(error, "the function is a declaration");
     return NULL;
   }
-  MemoptMemoryProfile *profile = checkedCalloc(1, sizeof *profile);
+  MemoptMemoryProfile *profile = memoptAllocateZeroed(1, sizeof *profile);
   ResolveState resolve = {context, profile};
   IrFunction *ir = &profile->ir;
   memoptIrFunctionBuild(ir, func, resolveCallee, &resolve, NULL);
@@ -1096,9 +1078,9 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   memoptBufferizationSemanticsCompute(ir);
   memoptInPlaceAnalysisRun(ir);
 
-  profile->storage = checkedCalloc(ir->numValues, sizeof *profile->storage);
-  profile->operandCopy = checkedCalloc(ir->numOperands, sizeof *profile->operandCopy);
-  profile->operandCopyOmitted = checkedCalloc(ir->numOperands, sizeof(bool));
+  profile->storage = memoptAllocateZeroed(ir->numValues, sizeof *profile->storage);
+  profile->operandCopy = memoptAllocateZeroed(ir->numOperands, sizeof *profile->operandCopy);
+  profile->operandCopyOmitted = memoptAllocateZeroed(ir->numOperands, sizeof(bool));
   for (size_t i = 0; i < ir->numOperands; ++i)
     profile->operandCopy[i] = MEMOPT_NO_INDEX;
   for (size_t v = 0; v < ir->numValues; ++v) {
@@ -1110,12 +1092,12 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   computeLastUses(profile);
   profile->bookkeepingBytes = deallocationBookkeeping(profile);
 
-  profile->blockStats = checkedCalloc(ir->numBlocks, sizeof *profile->blockStats);
+  profile->blockStats = memoptAllocateZeroed(ir->numBlocks, sizeof *profile->blockStats);
   profile->numPositions = ir->blocks[profile->bodyBlock].numOps;
-  profile->liveBytes = checkedCalloc(profile->numPositions, sizeof(uint64_t));
-  profile->allocatedBytes = checkedCalloc(profile->numPositions, sizeof(uint64_t));
-  profile->calleeBytes = checkedCalloc(profile->numPositions, sizeof(uint64_t));
-  profile->unknownSize = checkedCalloc(profile->numPositions, sizeof(bool));
+  profile->liveBytes = memoptAllocateZeroed(profile->numPositions, sizeof(uint64_t));
+  profile->allocatedBytes = memoptAllocateZeroed(profile->numPositions, sizeof(uint64_t));
+  profile->calleeBytes = memoptAllocateZeroed(profile->numPositions, sizeof(uint64_t));
+  profile->unknownSize = memoptAllocateZeroed(profile->numPositions, sizeof(bool));
   /* Nested blocks come after their parent: the reverse order visits every
    * block after all blocks nested in it. */
   for (size_t b = ir->numBlocks; b-- > 0;) {
@@ -1126,8 +1108,8 @@ static MemoptMemoryProfile *analyzeFunction(MlirOperation func, AnalysisContext 
   }
   profile->peakPosition = profile->blockStats[profile->bodyBlock].peakPosition;
   profile->peakAllocatedBytes = profile->blockStats[profile->bodyBlock].peakAllocatedBytes;
-  profile->internalOfPublic = checkedCalloc(profile->numBuffers + 1, sizeof(size_t));
-  profile->publicOfInternal = checkedCalloc(profile->numBuffers + 1, sizeof(size_t));
+  profile->internalOfPublic = memoptAllocateZeroed(profile->numBuffers + 1, sizeof(size_t));
+  profile->publicOfInternal = memoptAllocateZeroed(profile->numBuffers + 1, sizeof(size_t));
   for (size_t b = 0; b < profile->numBuffers; ++b) {
     profile->publicOfInternal[b] = MEMOPT_NO_INDEX;
     if (profile->buffers[b].dropped)
@@ -1142,7 +1124,7 @@ MemoptMemoryProfile *memoptMemoryProfileCreate(MlirOperation func, bool analyzeC
                                                MemoptStringBuffer *error) {
   AnalysisContext context = {analyzeCallees, NULL, 0, 0};
   /* The function itself is "in progress": a call back to it is recursion. */
-  context.entries = checkedCalloc(8, sizeof *context.entries);
+  context.entries = memoptAllocateZeroed(8, sizeof *context.entries);
   context.capacity = 8;
   context.entries[context.count++] = (CalleeEntry){.func = func, .state = CalleeInProgress};
   MemoptMemoryProfile *profile = analyzeFunction(func, &context, error);

@@ -79,9 +79,7 @@ double memoptScheduleList(const MemoptScheduleProblem *problem, double *starts) 
 /* Ops each op must follow, transitively: reach[i * n + j] when j precedes i. */
 static bool *precedence(const MemoptScheduleProblem *problem) {
   size_t n = problem->count;
-  bool *reach = calloc(n * n + 1, sizeof *reach);
-  if (!reach)
-    abort();
+  bool *reach = memoptAllocateZeroed(n * n + 1, sizeof *reach);
   for (size_t j = 0; j < n; ++j)
     for (size_t e = 0; e < problem->edgeCount; ++e)
       if (problem->edges[e][1] == j) {
@@ -109,9 +107,7 @@ static void heuristicCallback(glp_tree *tree, void *info) {
     return;
   ilp->warmGiven = true;
   size_t n = ilp->problem->count;
-  double *values = calloc(n + 2 + ilp->pairCount, sizeof *values);
-  if (!values)
-    abort();
+  double *values = memoptAllocateZeroed(n + 2 + ilp->pairCount, sizeof *values);
   double makespan = 0;
   for (size_t i = 0; i < n; ++i) {
     values[1 + i] = ilp->warmStarts[i] * ilp->scale;
@@ -262,12 +258,8 @@ static MlirWalkResult collectUses(MlirOperation op, void *userData) {
       seen = collector->edges[e][0] == from && collector->edges[e][1] == to;
     if (seen)
       continue;
-    if (collector->edgeCount == collector->capacity) {
-      collector->capacity = collector->capacity ? 2 * collector->capacity : 64;
-      collector->edges = realloc(collector->edges, collector->capacity * sizeof *collector->edges);
-      if (!collector->edges)
-        abort();
-    }
+    collector->edges = memoptGrowArray(collector->edges, &collector->capacity,
+                                       collector->edgeCount + 1, sizeof *collector->edges);
     collector->edges[collector->edgeCount][0] = from;
     collector->edges[collector->edgeCount++][1] = to;
   }

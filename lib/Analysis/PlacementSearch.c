@@ -149,9 +149,7 @@ static void fillPlan(const MemoptPlacementProblem *problem, const Config *config
   plan->microbatchCount = config->microbatches;
   plan->batchSeconds = seconds;
   plan->stageCount = (size_t)config->pipeline;
-  plan->stages = calloc(plan->stageCount, sizeof *plan->stages);
-  if (!plan->stages)
-    abort();
+  plan->stages = memoptAllocateZeroed(plan->stageCount, sizeof *plan->stages);
   for (size_t s = 0; s < plan->stageCount; ++s) {
     int64_t left = config->pipeline - (int64_t)s;
     StageFigures figures = stageFigures(problem, config, bounds[s], bounds[s + 1], left);
@@ -181,12 +179,8 @@ typedef struct Front {
 } Front;
 
 static void frontAdd(Front *front, FrontPoint point) {
-  if (front->count == front->capacity) {
-    front->capacity = front->capacity ? 2 * front->capacity : 4;
-    front->points = realloc(front->points, front->capacity * sizeof *front->points);
-    if (!front->points)
-      abort();
-  }
+  front->points =
+      memoptGrowArray(front->points, &front->capacity, front->count + 1, sizeof *front->points);
   front->points[front->count++] = point;
 }
 
@@ -221,9 +215,7 @@ static void searchConfig(const MemoptPlacementProblem *problem, const Config *co
   SearchState *state = opaque;
   size_t layers = problem->layerCount, depth = (size_t)config->pipeline;
   /* fronts[s * (layers + 1) + first]: layers [first, layers) in s stages. */
-  Front *fronts = calloc((depth + 1) * (layers + 1), sizeof *fronts);
-  if (!fronts)
-    abort();
+  Front *fronts = memoptAllocateZeroed((depth + 1) * (layers + 1), sizeof *fronts);
   frontAdd(&fronts[layers], (FrontPoint){0, 0, layers, 0});
   for (size_t s = 1; s <= depth; ++s)
     for (size_t first = 0; first + s <= layers; ++first) {

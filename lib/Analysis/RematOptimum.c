@@ -123,12 +123,8 @@ static bool buildGraph(MlirOperation func, Node **nodesOut, size_t *countOut,
     if (build.written != MEMOPT_NO_INDEX) {
       size_t b = build.written;
       if (build.currentNode[b] == MEMOPT_NO_INDEX || build.readSinceWrite[b]) {
-        if (build.count == build.capacity) {
-          build.capacity = build.capacity ? 2 * build.capacity : 64;
-          build.nodes = realloc(build.nodes, build.capacity * sizeof *build.nodes);
-          if (!build.nodes)
-            abort();
-        }
+        build.nodes =
+            memoptGrowArray(build.nodes, &build.capacity, build.count + 1, sizeof *build.nodes);
         MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
         build.nodes[build.count] = (Node){.last = p, .bytes = (double)info.bytes};
         build.currentNode[b] = build.count++;
@@ -184,9 +180,7 @@ static bool buildGraph(MlirOperation func, Node **nodesOut, size_t *countOut,
 /* The model's peak when every node is computed once and kept until its
  * last reader (or the end, when returned). */
 static double unoptimizedPeak(const Node *nodes, size_t count) {
-  size_t *lastReader = calloc(count ? count : 1, sizeof *lastReader);
-  if (!lastReader)
-    abort();
+  size_t *lastReader = memoptAllocateZeroed(count ? count : 1, sizeof *lastReader);
   for (size_t n = 0; n < count; ++n) {
     lastReader[n] = nodes[n].returned ? count : n;
     for (size_t k = 0; k < nodes[n].reads.count; ++k) {
@@ -224,9 +218,7 @@ static void buildProgram(const Node *nodes, size_t count, double budget,
    * R[t][i] and S[t][i] once no node from t on depends on i, directly or
    * through others (lastNeed: the last such node; returned nodes are
    * needed to the end). */
-  size_t *lastNeed = calloc(count + 1, sizeof *lastNeed);
-  if (!lastNeed)
-    abort();
+  size_t *lastNeed = memoptAllocateZeroed(count + 1, sizeof *lastNeed);
   for (size_t t = count; t-- > 0;) {
     if (nodes[t].returned)
       lastNeed[t] = count;

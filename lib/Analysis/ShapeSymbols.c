@@ -69,19 +69,6 @@ struct MemoptShapeSymbols {
   size_t symbolCount, symbolCapacity;
 };
 
-static void *growArray(void *items, size_t *capacity, size_t needed, size_t itemSize) {
-  if (needed <= *capacity)
-    return items;
-  size_t next = *capacity ? *capacity : 16;
-  while (next < needed)
-    next *= 2;
-  void *grown = realloc(items, next * itemSize);
-  if (!grown)
-    abort();
-  *capacity = next;
-  return grown;
-}
-
 static size_t findRoot(MemoptShapeSymbols *symbols, size_t node) {
   while (symbols->parent[node] != node) {
     symbols->parent[node] = symbols->parent[symbols->parent[node]];
@@ -101,8 +88,9 @@ static void unite(MemoptShapeSymbols *symbols, size_t a, size_t b) {
 }
 
 static void define(MemoptShapeSymbols *symbols, size_t node, MemoptPolynomial *value) {
-  symbols->definitions = growArray(symbols->definitions, &symbols->definitionCapacity,
-                                   symbols->definitionCount + 1, sizeof *symbols->definitions);
+  symbols->definitions =
+      memoptGrowArray(symbols->definitions, &symbols->definitionCapacity,
+                      symbols->definitionCount + 1, sizeof *symbols->definitions);
   symbols->definitions[symbols->definitionCount++] = (Definition){node, value};
 }
 
@@ -129,11 +117,11 @@ static size_t nodesOf(MemoptShapeSymbols *symbols, MlirValue value) {
     return MEMOPT_NO_INDEX;
   first = symbols->nodeCount;
   size_t capacity = symbols->nodeCapacity;
-  symbols->parent = growArray(symbols->parent, &capacity, first + (size_t)count,
-                              sizeof *symbols->parent);
+  symbols->parent =
+      memoptGrowArray(symbols->parent, &capacity, first + (size_t)count, sizeof *symbols->parent);
   capacity = symbols->nodeCapacity;
-  symbols->sources = growArray(symbols->sources, &symbols->nodeCapacity, first + (size_t)count,
-                               sizeof *symbols->sources);
+  symbols->sources = memoptGrowArray(symbols->sources, &symbols->nodeCapacity,
+                                     first + (size_t)count, sizeof *symbols->sources);
   for (intptr_t i = 0; i < count; ++i) {
     size_t node = first + (size_t)i;
     symbols->parent[node] = node;
@@ -373,8 +361,8 @@ static void visitDimSymbol(MemoptShapeSymbols *symbols, MlirOperation op) {
       unite(symbols, symbols->named[i].node, node);
       return;
     }
-  symbols->named = growArray(symbols->named, &symbols->namedCapacity, symbols->namedCount + 1,
-                             sizeof *symbols->named);
+  symbols->named = memoptGrowArray(symbols->named, &symbols->namedCapacity, symbols->namedCount + 1,
+                                   sizeof *symbols->named);
   symbols->named[symbols->namedCount++] = (NamedNode){memoptStrndup(text.data, text.length), node};
 }
 
@@ -467,11 +455,11 @@ static MemoptPolynomial *substitute(MemoptShapeSymbols *symbols, const MemoptPol
 static MemoptPolynomial *newSymbol(MemoptShapeSymbols *symbols, size_t root) {
   size_t index = symbols->symbolCount;
   size_t capacity = symbols->symbolCapacity;
-  symbols->names = growArray(symbols->names, &capacity, index + 1, sizeof *symbols->names);
+  symbols->names = memoptGrowArray(symbols->names, &capacity, index + 1, sizeof *symbols->names);
   capacity = symbols->symbolCapacity;
-  symbols->ranges = growArray(symbols->ranges, &capacity, index + 1, sizeof *symbols->ranges);
-  symbols->symbolNodes = growArray(symbols->symbolNodes, &symbols->symbolCapacity, index + 1,
-                                   sizeof *symbols->symbolNodes);
+  symbols->ranges = memoptGrowArray(symbols->ranges, &capacity, index + 1, sizeof *symbols->ranges);
+  symbols->symbolNodes = memoptGrowArray(symbols->symbolNodes, &symbols->symbolCapacity, index + 1,
+                                         sizeof *symbols->symbolNodes);
   char *name = NULL;
   for (size_t i = 0; i < symbols->namedCount && !name; ++i)
     if (findRoot(symbols, symbols->named[i].node) == root)
@@ -595,9 +583,7 @@ static bool hasConstantDefinition(MemoptShapeSymbols *symbols, size_t root) {
 }
 
 MemoptShapeSymbols *memoptShapeSymbolsCreate(MlirOperation func, MemoptStringBuffer *error) {
-  MemoptShapeSymbols *symbols = calloc(1, sizeof *symbols);
-  if (!symbols)
-    abort();
+  MemoptShapeSymbols *symbols = memoptAllocateZeroed(1, sizeof *symbols);
   symbols->firstNode = memoptPointerMapCreate();
   MlirRegion region = mlirOperationGetRegion(func, 0);
   MlirBlock entry = mlirRegionGetFirstBlock(region);

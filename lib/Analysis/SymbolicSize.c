@@ -31,9 +31,7 @@ struct MemoptPolynomial {
 };
 
 static MemoptPolynomial *allocate(void) {
-  MemoptPolynomial *polynomial = calloc(1, sizeof *polynomial);
-  if (!polynomial)
-    abort();
+  MemoptPolynomial *polynomial = memoptAllocateZeroed(1, sizeof *polynomial);
   return polynomial;
 }
 
@@ -164,14 +162,8 @@ static void addTerm(MemoptPolynomial *polynomial, const Term *term, int64_t coef
     --polynomial->count;
     return;
   }
-  if (polynomial->count == polynomial->capacity) {
-    size_t capacity = polynomial->capacity ? 2 * polynomial->capacity : 4;
-    Term *terms = realloc(polynomial->terms, capacity * sizeof *terms);
-    if (!terms)
-      abort();
-    polynomial->terms = terms;
-    polynomial->capacity = capacity;
-  }
+  polynomial->terms = memoptGrowArray(polynomial->terms, &polynomial->capacity,
+                                      polynomial->count + 1, sizeof *polynomial->terms);
   memmove(&polynomial->terms[low + 1], &polynomial->terms[low],
           (polynomial->count - low) * sizeof *polynomial->terms);
   polynomial->terms[low] = *term;

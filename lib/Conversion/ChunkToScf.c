@@ -506,12 +506,8 @@ static MlirWalkResult collectChunkRegion(MlirOperation op, void *userData) {
   if (!memoptOperationIsA(op, "chunk.region"))
     return MlirWalkResultAdvance;
   RegionList *list = userData;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->regions = realloc(list->regions, sizeof *list->regions * list->capacity);
-    if (!list->regions)
-      abort();
-  }
+  list->regions =
+      memoptGrowArray(list->regions, &list->capacity, list->count + 1, sizeof *list->regions);
   list->regions[list->count++] = (ChunkRegion){.op = op};
   return MlirWalkResultAdvance;
 }

@@ -48,7 +48,8 @@ static bool definedInside(MlirValue value, MlirOperation ancestor) {
 /* Values used inside `stage` and defined outside it, in first-use order. */
 typedef struct Captures {
   MlirValue *values;
-  intptr_t count, capacity;
+  intptr_t count;
+  size_t capacity;
   MlirOperation stage;
 } Captures;
 
@@ -63,12 +64,8 @@ static MlirWalkResult collectCaptures(MlirOperation op, void *userData) {
       seen = mlirValueEqual(captures->values[k], value);
     if (seen)
       continue;
-    if (captures->count == captures->capacity) {
-      captures->capacity = captures->capacity ? 2 * captures->capacity : 16;
-      captures->values = realloc(captures->values, (size_t)captures->capacity * sizeof *captures->values);
-      if (!captures->values)
-        abort();
-    }
+    captures->values = memoptGrowArray(captures->values, &captures->capacity,
+                                       (size_t)captures->count + 1, sizeof *captures->values);
     captures->values[captures->count++] = value;
   }
   return MlirWalkResultAdvance;

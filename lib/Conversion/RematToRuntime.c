@@ -56,9 +56,7 @@ static MlirValue i64Constant(const MemoptBuilder *builder, int64_t value) {
 /* The memref type of identity layout with the shape and element type of `tensorType`. */
 static MlirType contiguousMemRefType(MlirType tensorType) {
   intptr_t rank = mlirShapedTypeGetRank(tensorType);
-  int64_t *shape = calloc((size_t)(rank ? rank : 1), sizeof *shape);
-  if (!shape)
-    abort();
+  int64_t *shape = memoptAllocateZeroed((size_t)(rank ? rank : 1), sizeof *shape);
   for (intptr_t i = 0; i < rank; ++i)
     shape[i] = mlirShapedTypeGetDimSize(tensorType, i);
   MlirType type = mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank, shape,
@@ -312,9 +310,7 @@ static bool lowerFunction(MlirOperation func) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++count;
-  MlirOperation *ops = calloc(count ? count : 1, sizeof *ops);
-  if (!ops)
-    abort();
+  MlirOperation *ops = memoptAllocateZeroed(count ? count : 1, sizeof *ops);
   count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))

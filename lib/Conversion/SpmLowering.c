@@ -13,13 +13,8 @@
 #include <stdlib.h>
 
 void spmLoweringAddPinned(SpmLowering *lowering, MlirValue value) {
-  if (lowering->pinnedCount == lowering->pinnedCapacity) {
-    lowering->pinnedCapacity = lowering->pinnedCapacity ? 2 * lowering->pinnedCapacity : 8;
-    lowering->pinned =
-        realloc(lowering->pinned, sizeof *lowering->pinned * lowering->pinnedCapacity);
-    if (!lowering->pinned)
-      abort();
-  }
+  lowering->pinned = memoptGrowArray(lowering->pinned, &lowering->pinnedCapacity,
+                                     lowering->pinnedCount + 1, sizeof *lowering->pinned);
   lowering->pinned[lowering->pinnedCount++] = value;
 }
 
@@ -32,12 +27,8 @@ bool spmLoweringIsPinned(const SpmLowering *lowering, MlirValue value) {
 
 void spmLoweringAddCopy(SpmLowering *lowering, MlirOperation op, SpmCopyKind kind,
                         MlirOperation nest) {
-  if (lowering->copyCount == lowering->copyCapacity) {
-    lowering->copyCapacity = lowering->copyCapacity ? 2 * lowering->copyCapacity : 16;
-    lowering->copies = realloc(lowering->copies, sizeof *lowering->copies * lowering->copyCapacity);
-    if (!lowering->copies)
-      abort();
-  }
+  lowering->copies = memoptGrowArray(lowering->copies, &lowering->copyCapacity,
+                                     lowering->copyCount + 1, sizeof *lowering->copies);
   lowering->copies[lowering->copyCount++] = (SpmCopySite){op, kind, nest};
 }
 

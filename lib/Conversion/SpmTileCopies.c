@@ -37,12 +37,7 @@ typedef struct OpList {
 } OpList;
 
 static void append(OpList *list, MlirOperation op) {
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 16;
-    list->ops = realloc(list->ops, sizeof *list->ops * list->capacity);
-    if (!list->ops)
-      abort();
-  }
+  list->ops = memoptGrowArray(list->ops, &list->capacity, list->count + 1, sizeof *list->ops);
   list->ops[list->count++] = op;
 }
 

@@ -291,9 +291,7 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
       ++tagged;
       if (count == capacity) {
         capacity *= 2;
-        stack = realloc(stack, sizeof *stack * capacity);
-        if (!stack)
-          abort();
+        stack = memoptReallocArray(stack, capacity, sizeof *stack);
       }
       stack[count++] = producer;
     }
@@ -319,9 +317,7 @@ static size_t tagProducers(MlirOperation root, MlirBlock block) {
  * Returns a malloc'ed array telling, by number, which are tensor.pad ops. */
 static bool *numberProducers(MlirOperation root, MlirBlock block, size_t count) {
   MlirContext context = mlirOperationGetContext(root);
-  bool *isPad = calloc(count ? count : 1, sizeof *isPad);
-  if (!isPad)
-    abort();
+  bool *isPad = memoptAllocateZeroed(count ? count : 1, sizeof *isPad);
   size_t remaining = count;
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        remaining > 0 && !mlirOperationEqual(op, root); op = mlirOperationGetNextInBlock(op)) {

@@ -45,12 +45,7 @@ static MlirWalkResult collectSpmOp(MlirOperation op, void *userData) {
   if (!memoptOperationIsInDialect(op, "spm"))
     return MlirWalkResultAdvance;
   SpmOps *list = userData;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->ops = realloc(list->ops, sizeof *list->ops * list->capacity);
-    if (!list->ops)
-      abort();
-  }
+  list->ops = memoptGrowArray(list->ops, &list->capacity, list->count + 1, sizeof *list->ops);
   list->ops[list->count++] = op;
   return MlirWalkResultAdvance;
 }

@@ -40,12 +40,8 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
 }
 
 static MemoptDiagnostic *appendEntry(MemoptDiagnosticLog *log) {
-  if (log->count == log->capacity) {
-    log->capacity = log->capacity ? 2 * log->capacity : 16;
-    log->entries = realloc(log->entries, log->capacity * sizeof *log->entries);
-    if (!log->entries)
-      abort();
-  }
+  log->entries =
+      memoptGrowArray(log->entries, &log->capacity, log->count + 1, sizeof *log->entries);
   MemoptDiagnostic *entry = &log->entries[log->count++];
   memset(entry, 0, sizeof *entry);
   return entry;

@@ -12,11 +12,9 @@ static void growColumns(MemoptBinaryProgram *program, size_t needed) {
   size_t capacity = program->columnCapacity ? 2 * program->columnCapacity : 1024;
   while (capacity <= needed)
     capacity *= 2;
-  program->objective = realloc(program->objective, capacity * sizeof *program->objective);
-  program->lower = realloc(program->lower, capacity * sizeof *program->lower);
-  program->upper = realloc(program->upper, capacity * sizeof *program->upper);
-  if (!program->objective || !program->lower || !program->upper)
-    abort();
+  program->objective = memoptReallocArray(program->objective, capacity, sizeof *program->objective);
+  program->lower = memoptReallocArray(program->lower, capacity, sizeof *program->lower);
+  program->upper = memoptReallocArray(program->upper, capacity, sizeof *program->upper);
   program->columnCapacity = capacity;
 }
 
@@ -43,13 +41,8 @@ void memoptBinaryProgramFix(MemoptBinaryProgram *program, int column, double val
 
 int memoptBinaryProgramAddRow(MemoptBinaryProgram *program, double upper) {
   size_t row = ++program->rowCount;
-  if (row >= program->rowCapacity) {
-    program->rowCapacity = program->rowCapacity ? 2 * program->rowCapacity : 1024;
-    program->rowUpper =
-        realloc(program->rowUpper, program->rowCapacity * sizeof *program->rowUpper);
-    if (!program->rowUpper)
-      abort();
-  }
+  program->rowUpper =
+      memoptGrowArray(program->rowUpper, &program->rowCapacity, row + 1, sizeof *program->rowUpper);
   program->rowUpper[row] = upper;
   return (int)row;
 }

@@ -8,11 +8,10 @@ void memoptSparseMatrixAdd(MemoptSparseMatrix *matrix, int row, int column, doub
   /* Index 0 stays unused: GLPK's arrays are 1-based. */
   if (matrix->count + 1 >= matrix->capacity) {
     matrix->capacity = matrix->capacity ? 2 * matrix->capacity : 4096;
-    matrix->rows = realloc(matrix->rows, matrix->capacity * sizeof *matrix->rows);
-    matrix->columns = realloc(matrix->columns, matrix->capacity * sizeof *matrix->columns);
-    matrix->values = realloc(matrix->values, matrix->capacity * sizeof *matrix->values);
-    if (!matrix->rows || !matrix->columns || !matrix->values)
-      abort();
+    matrix->rows = memoptReallocArray(matrix->rows, matrix->capacity, sizeof *matrix->rows);
+    matrix->columns =
+        memoptReallocArray(matrix->columns, matrix->capacity, sizeof *matrix->columns);
+    matrix->values = memoptReallocArray(matrix->values, matrix->capacity, sizeof *matrix->values);
   }
   ++matrix->count;
   matrix->rows[matrix->count] = row;

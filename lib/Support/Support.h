@@ -54,6 +54,20 @@ const char *memoptStringBufferGet(const MemoptStringBuffer *buffer);
 char *memoptStringBufferRelease(MemoptStringBuffer *buffer);
 
 /*===------------------------------------------------------------------===*
+ * Heap arrays (each aborts when memory runs out)
+ *===------------------------------------------------------------------===*/
+
+/// Returns `count` zeroed items of `size` bytes (one when `count` is 0); the caller frees it.
+void *memoptAllocateZeroed(size_t count, size_t size);
+
+/// Returns `items` resized to `count` items of `size` bytes (one when `count` is 0).
+void *memoptReallocArray(void *items, size_t count, size_t size);
+
+/// Returns `items` with room for at least `needed` items of `size` bytes: `*capacity` doubles (from
+/// 16) until it holds them.
+void *memoptGrowArray(void *items, size_t *capacity, size_t needed, size_t size);
+
+/*===------------------------------------------------------------------===*
  * Files
  *===------------------------------------------------------------------===*/
 

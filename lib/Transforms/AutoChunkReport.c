@@ -36,9 +36,7 @@ struct AutoChunkReport {
 };
 
 AutoChunkReport *autoChunkReportCreate(void) {
-  AutoChunkReport *report = calloc(1, sizeof *report);
-  if (!report)
-    abort();
+  AutoChunkReport *report = memoptAllocateZeroed(1, sizeof *report);
   return report;
 }
 
@@ -69,9 +67,7 @@ static Timeline timelineOf(const MemoptMemoryProfile *profile) {
 AutoChunkReportFunction *autoChunkReportAddFunction(AutoChunkReport *report, MlirOperation func,
                                                     uint64_t budget,
                                                     const MemoptMemoryProfile *before) {
-  AutoChunkReportFunction *entry = calloc(1, sizeof *entry);
-  if (!entry)
-    abort();
+  AutoChunkReportFunction *entry = memoptAllocateZeroed(1, sizeof *entry);
   MlirStringRef name = mlirStringAttrGetValue(
       mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name")));
   entry->name = memoptStrndup(name.data, name.length);
@@ -87,9 +83,7 @@ AutoChunkReportFunction *autoChunkReportAddFunction(AutoChunkReport *report, Mli
 
 void autoChunkReportAddStage(AutoChunkReportFunction *entry, const AutoChunkChoice *choice,
                              uint64_t peakBefore) {
-  entry->stages = realloc(entry->stages, (entry->stageCount + 1) * sizeof *entry->stages);
-  if (!entry->stages)
-    abort();
+  entry->stages = memoptReallocArray(entry->stages, entry->stageCount + 1, sizeof *entry->stages);
   entry->stages[entry->stageCount++] = (Stage){*choice, peakBefore};
 }
 

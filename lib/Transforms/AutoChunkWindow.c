@@ -27,19 +27,16 @@
 /* A growable list of distinct values. */
 typedef struct ValueList {
   MlirValue *values;
-  intptr_t count, capacity;
+  intptr_t count;
+  size_t capacity;
 } ValueList;
 
 static void valueListAdd(ValueList *list, MlirValue value) {
   for (intptr_t i = 0; i < list->count; ++i)
     if (mlirValueEqual(list->values[i], value))
       return;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 16;
-    list->values = realloc(list->values, sizeof *list->values * (size_t)list->capacity);
-    if (!list->values)
-      abort();
-  }
+  list->values =
+      memoptGrowArray(list->values, &list->capacity, (size_t)list->count + 1, sizeof *list->values);
   list->values[list->count++] = value;
 }
 

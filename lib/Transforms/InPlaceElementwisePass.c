@@ -99,12 +99,7 @@ static size_t rewriteInits(MlirBlock body, const MemoptMemoryProfile *profile,
       intptr_t input = reusableInput(op, inputCount, r, profile, position);
       if (input < 0)
         continue;
-      if (count == *capacity) {
-        *capacity = *capacity ? 2 * *capacity : 16;
-        *rewrites = realloc(*rewrites, *capacity * sizeof **rewrites);
-        if (!*rewrites)
-          abort();
-      }
+      *rewrites = memoptGrowArray(*rewrites, capacity, count + 1, sizeof **rewrites);
       InPlaceRewrite rewrite = {op, r, inputCount + r, mlirOperationGetOperand(op, inputCount + r),
                                 mlirOperationGetOperand(op, input)};
       mlirOperationSetOperand(op, rewrite.initOperand, rewrite.input);

@@ -240,10 +240,7 @@ static Report *findReport(const char *path, const void *module) {
       }
       return &reports[i];
     }
-  Report *grown = realloc(reports, (reportCount + 1) * sizeof *reports);
-  if (!grown)
-    abort();
-  reports = grown;
+  reports = memoptReallocArray(reports, reportCount + 1, sizeof *reports);
   reports[reportCount] = (Report){memoptStrndup(path, strlen(path)), module, json_object()};
   return &reports[reportCount++];
 }

@@ -47,13 +47,6 @@ typedef struct ScheduleGraph {
   bool *inInitChain;         /* per op: part of another op's init chain */
 } ScheduleGraph;
 
-static void *allocateZeroed(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
-
 /* Ops known free of side effects: value semantics on tensors and scalars. */
 static bool isPure(MlirOperation op) {
   return memoptOperationIsPure(op) || memoptOperationIsA(op, "bufferization.alloc_tensor");
@@ -185,17 +178,18 @@ static void buildGraph(ScheduleGraph *graph, MlirBlock body, const MemoptMemoryP
        op = mlirOperationGetNextInBlock(op))
     ++graph->opCount;
   size_t count = graph->opCount;
-  graph->ops = allocateZeroed(count, sizeof *graph->ops);
-  graph->predecessors = allocateZeroed(count, sizeof *graph->predecessors);
-  graph->successorCount = allocateZeroed(count, sizeof *graph->successorCount);
-  graph->uses = allocateZeroed(count, sizeof *graph->uses);
-  graph->allocations = allocateZeroed(count, sizeof *graph->allocations);
+  graph->ops = memoptAllocateZeroed(count, sizeof *graph->ops);
+  graph->predecessors = memoptAllocateZeroed(count, sizeof *graph->predecessors);
+  graph->successorCount = memoptAllocateZeroed(count, sizeof *graph->successorCount);
+  graph->uses = memoptAllocateZeroed(count, sizeof *graph->uses);
+  graph->allocations = memoptAllocateZeroed(count, sizeof *graph->allocations);
   graph->bufferCount = memoptMemoryProfileGetNumBuffers(profile);
-  graph->bytes = allocateZeroed(graph->bufferCount, sizeof *graph->bytes);
-  graph->usedByTerminator = allocateZeroed(graph->bufferCount, sizeof *graph->usedByTerminator);
-  graph->userCount = allocateZeroed(graph->bufferCount, sizeof *graph->userCount);
-  graph->initChain = allocateZeroed(count, sizeof *graph->initChain);
-  graph->inInitChain = allocateZeroed(count, sizeof *graph->inInitChain);
+  graph->bytes = memoptAllocateZeroed(graph->bufferCount, sizeof *graph->bytes);
+  graph->usedByTerminator =
+      memoptAllocateZeroed(graph->bufferCount, sizeof *graph->usedByTerminator);
+  graph->userCount = memoptAllocateZeroed(graph->bufferCount, sizeof *graph->userCount);
+  graph->initChain = memoptAllocateZeroed(count, sizeof *graph->initChain);
+  graph->inInitChain = memoptAllocateZeroed(count, sizeof *graph->inInitChain);
   MemoptPointerMap indexOf = memoptPointerMapCreate();
   size_t index = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, terminator);
@@ -302,10 +296,10 @@ static void placeBottomUp(const ScheduleGraph *graph, size_t op, bool *live, boo
 static void scheduleBottomUp(const ScheduleGraph *graph, const MemoptShapeSymbols *symbols,
                              bool greedy, size_t *order) {
   size_t count = graph->opCount;
-  bool *live = allocateZeroed(graph->bufferCount, sizeof *live);
-  bool *reading = allocateZeroed(graph->bufferCount, sizeof *reading);
-  bool *placed = allocateZeroed(count, sizeof *placed);
-  size_t *pendingSuccessors = allocateZeroed(count, sizeof *pendingSuccessors);
+  bool *live = memoptAllocateZeroed(graph->bufferCount, sizeof *live);
+  bool *reading = memoptAllocateZeroed(graph->bufferCount, sizeof *reading);
+  bool *placed = memoptAllocateZeroed(count, sizeof *placed);
+  size_t *pendingSuccessors = memoptAllocateZeroed(count, sizeof *pendingSuccessors);
   memcpy(pendingSuccessors, graph->successorCount, count * sizeof *pendingSuccessors);
   for (size_t b = 0; b < graph->bufferCount; ++b)
     live[b] = graph->usedByTerminator[b];
@@ -372,9 +366,9 @@ static void placeTopDown(const ScheduleGraph *graph, size_t i, bool *placed,
 static void scheduleTopDown(const ScheduleGraph *graph, const MemoptShapeSymbols *symbols,
                             size_t *order) {
   size_t count = graph->opCount;
-  bool *placed = allocateZeroed(count, sizeof *placed);
-  size_t *pendingPredecessors = allocateZeroed(count, sizeof *pendingPredecessors);
-  size_t *pendingUsers = allocateZeroed(graph->bufferCount, sizeof *pendingUsers);
+  bool *placed = memoptAllocateZeroed(count, sizeof *placed);
+  size_t *pendingPredecessors = memoptAllocateZeroed(count, sizeof *pendingPredecessors);
+  size_t *pendingUsers = memoptAllocateZeroed(graph->bufferCount, sizeof *pendingUsers);
   memcpy(pendingUsers, graph->userCount, graph->bufferCount * sizeof *pendingUsers);
   for (size_t i = 0; i < count; ++i)
     pendingPredecessors[i] = graph->predecessors[i].count;
@@ -443,7 +437,7 @@ static MemoptPolynomial **liveBytesOf(MlirOperation func, const MemoptShapeSymbo
   if (!profile)
     return NULL;
   *count = memoptMemoryProfileGetNumPositions(profile);
-  MemoptPolynomial **live = allocateZeroed(*count, sizeof *live);
+  MemoptPolynomial **live = memoptAllocateZeroed(*count, sizeof *live);
   for (size_t p = 0; p < *count; ++p)
     live[p] = memoptSymbolicLiveBytes(profile, symbols, p);
   memoptMemoryProfileDestroy(profile);
@@ -569,16 +563,16 @@ static MlirLogicalResult runMemorySchedule(MlirOperation func, const MemoptPassO
     memoptStringBufferDestroy(&message);
     return mlirLogicalResultSuccess();
   }
-  Candidate original = {allocateZeroed(1, sizeof(size_t)), NULL, 0};
+  Candidate original = {memoptAllocateZeroed(1, sizeof(size_t)), NULL, 0};
   original.liveCount = memoptMemoryProfileGetNumPositions(profile);
-  original.live = allocateZeroed(original.liveCount, sizeof *original.live);
+  original.live = memoptAllocateZeroed(original.liveCount, sizeof *original.live);
   for (size_t p = 0; p < original.liveCount; ++p)
     original.live[p] = memoptSymbolicLiveBytes(profile, symbols, p);
   ScheduleGraph graph;
   buildGraph(&graph, body, profile, symbols);
   memoptMemoryProfileDestroy(profile);
   free(original.order);
-  original.order = allocateZeroed(graph.opCount, sizeof *original.order);
+  original.order = memoptAllocateZeroed(graph.opCount, sizeof *original.order);
   for (size_t k = 0; k < graph.opCount; ++k)
     original.order[k] = k;
 
@@ -588,7 +582,7 @@ static MlirLogicalResult runMemorySchedule(MlirOperation func, const MemoptPassO
   Candidate candidates[2];
   size_t candidateCount = topDown ? 1 : 2;
   for (size_t c = 0; c < candidateCount; ++c) {
-    candidates[c] = (Candidate){allocateZeroed(graph.opCount, sizeof(size_t)), NULL, 0};
+    candidates[c] = (Candidate){memoptAllocateZeroed(graph.opCount, sizeof(size_t)), NULL, 0};
     if (topDown)
       scheduleTopDown(&graph, symbols, candidates[c].order);
     else

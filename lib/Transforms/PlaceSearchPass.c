@@ -571,9 +571,7 @@ static Candidate *architectureCandidates(const Model *model, const MemoptAcceler
             memoptScheduleProblemDestroy(&problem);
             if (found == capacity) {
               capacity *= 2;
-              candidates = realloc(candidates, capacity * sizeof *candidates);
-              if (!candidates)
-                abort();
+              candidates = memoptReallocArray(candidates, capacity, sizeof *candidates);
             }
             candidates[found++] = (Candidate){config, seconds, area};
           }

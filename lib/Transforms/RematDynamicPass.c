@@ -65,13 +65,6 @@ typedef struct Context {
   bool everywhere;
 } Context;
 
-static void *checkedCalloc(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
-
 static void candidateDestroy(Candidate *candidate) {
   memoptPolynomialDestroy(candidate->bytes);
   free(candidate->chain);
@@ -257,12 +250,8 @@ static void addChainOperand(MlirValue value, void *userData) {
     for (size_t i = 0; i < candidate->inputCount; ++i)
       if (mlirValueEqual(candidate->inputs[i], value))
         return;
-    if (candidate->inputCount == candidate->inputCapacity) {
-      candidate->inputCapacity = candidate->inputCapacity ? 2 * candidate->inputCapacity : 8;
-      candidate->inputs = realloc(candidate->inputs, candidate->inputCapacity * sizeof *candidate->inputs);
-      if (!candidate->inputs)
-        abort();
-    }
+    candidate->inputs = memoptGrowArray(candidate->inputs, &candidate->inputCapacity,
+                                        candidate->inputCount + 1, sizeof *candidate->inputs);
     candidate->inputs[candidate->inputCount++] = value;
     return;
   }
@@ -416,12 +405,13 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
     memoptPolynomialDestroy(bytes);
     return false;
   }
-  *candidate = (Candidate){.value = value,
-                           .definition = definition,
-                           .gapStart = bestStart,
-                           .gapEnd = bestEnd,
-                           .bytes = bytes,
-                           .chain = checkedCalloc(context->positionCount, sizeof(MlirOperation))};
+  *candidate =
+      (Candidate){.value = value,
+                  .definition = definition,
+                  .gapStart = bestStart,
+                  .gapEnd = bestEnd,
+                  .bytes = bytes,
+                  .chain = memoptAllocateZeroed(context->positionCount, sizeof(MlirOperation))};
   if (!buildChain(context, candidate, NULL, 0, NULL)) {
     candidateDestroy(candidate);
     return false;
@@ -448,14 +438,14 @@ static bool accept(const Context *context, Candidate *candidate, Candidate **acc
   if (!buildChain(context, candidate, acceptedList, acceptedCount, NULL))
     return false;
   acceptedList[acceptedCount] = candidate; /* one past the accepted ones: seen by rebuilds */
-  Candidate *rebuilt = checkedCalloc(acceptedCount, sizeof *rebuilt);
+  Candidate *rebuilt = memoptAllocateZeroed(acceptedCount, sizeof *rebuilt);
   bool ok = true;
   for (size_t j = 0; j < acceptedCount && ok; ++j) {
     if (!readsWhileEvicted(acceptedList[j], candidate))
       continue;
     rebuilt[j] = *acceptedList[j];
     rebuilt[j].bytes = NULL;
-    rebuilt[j].chain = checkedCalloc(context->positionCount, sizeof(MlirOperation));
+    rebuilt[j].chain = memoptAllocateZeroed(context->positionCount, sizeof(MlirOperation));
     rebuilt[j].inputs = NULL;
     rebuilt[j].inputCapacity = 0;
     ok = buildChain(context, &rebuilt[j], acceptedList, acceptedCount + 1, acceptedList[j]);
@@ -493,11 +483,12 @@ static void redirectsPush(Redirects *redirects, MlirOperation owner, unsigned nu
                           MlirValue value) {
   if (redirects->count == redirects->capacity) {
     redirects->capacity = redirects->capacity ? 2 * redirects->capacity : 8;
-    redirects->owners = realloc(redirects->owners, redirects->capacity * sizeof *redirects->owners);
-    redirects->numbers = realloc(redirects->numbers, redirects->capacity * sizeof *redirects->numbers);
-    redirects->values = realloc(redirects->values, redirects->capacity * sizeof *redirects->values);
-    if (!redirects->owners || !redirects->numbers || !redirects->values)
-      abort();
+    redirects->owners =
+        memoptReallocArray(redirects->owners, redirects->capacity, sizeof *redirects->owners);
+    redirects->numbers =
+        memoptReallocArray(redirects->numbers, redirects->capacity, sizeof *redirects->numbers);
+    redirects->values =
+        memoptReallocArray(redirects->values, redirects->capacity, sizeof *redirects->values);
   }
   redirects->owners[redirects->count] = owner;
   redirects->numbers[redirects->count] = number;
@@ -544,10 +535,9 @@ static MlirValue rebuildView(ViewClones *views, MlirValue value) {
   MlirOperation clone = mlirOperationClone(original);
   mlirOperationSetOperand(clone, 0, source);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(views->before), views->before, clone);
-  views->originals = realloc(views->originals, (views->count + 1) * sizeof *views->originals);
-  views->clones = realloc(views->clones, (views->count + 1) * sizeof *views->clones);
-  if (!views->originals || !views->clones)
-    abort();
+  views->originals =
+      memoptReallocArray(views->originals, views->count + 1, sizeof *views->originals);
+  views->clones = memoptReallocArray(views->clones, views->count + 1, sizeof *views->clones);
   views->originals[views->count] = original;
   views->clones[views->count++] = clone;
   return mlirOperationGetResult(clone, resultNumber);
@@ -573,7 +563,7 @@ static void rewrite(const Context *context, const Candidate *candidate) {
   MlirRegion region = mlirRegionCreate();
   MlirBlock body = mlirBlockCreate(0, NULL, NULL);
   mlirRegionAppendOwnedBlock(region, body);
-  MlirOperation *clones = checkedCalloc(candidate->chainCount, sizeof *clones);
+  MlirOperation *clones = memoptAllocateZeroed(candidate->chainCount, sizeof *clones);
   for (size_t i = 0; i < candidate->chainCount; ++i) {
     clones[i] = mlirOperationClone(candidate->chain[i]);
     for (intptr_t k = 0; k < mlirOperationGetNumOperands(clones[i]); ++k) {
@@ -642,21 +632,21 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
       .minBytes = (uint64_t)memoptPassOptionsGetInteger(options, "min-bytes"),
       .everywhere = memoptPassOptionsGetBool(options, "everywhere"),
   };
-  context.bufferUsed = checkedCalloc(context.positionCount * (context.bufferCount ? context.bufferCount : 1),
-                                     sizeof(bool));
-  context.isPeak = checkedCalloc(context.positionCount, sizeof(bool));
+  context.bufferUsed = memoptAllocateZeroed(
+      context.positionCount * (context.bufferCount ? context.bufferCount : 1), sizeof(bool));
+  context.isPeak = memoptAllocateZeroed(context.positionCount, sizeof(bool));
   for (size_t p = 0; p < context.positionCount; ++p) {
     MarkUse mark = {&context, p};
     forEachExternalOperand(memoptMemoryProfileGetPositionOp(profile, p), markBufferUse, &mark);
   }
   size_t peakCount = memoptSymbolicPeakPositions(profile, symbols, NULL, 0);
-  size_t *peaks = checkedCalloc(peakCount, sizeof *peaks);
+  size_t *peaks = memoptAllocateZeroed(peakCount, sizeof *peaks);
   memoptSymbolicPeakPositions(profile, symbols, peaks, peakCount);
   for (size_t i = 0; i < peakCount; ++i)
     context.isPeak[peaks[i]] = true;
   free(peaks);
 
-  Candidate *candidates = checkedCalloc(context.positionCount * 4, sizeof *candidates);
+  Candidate *candidates = memoptAllocateZeroed(context.positionCount * 4, sizeof *candidates);
   size_t candidateCount = 0;
   for (size_t p = 0; p < context.positionCount; ++p) {
     MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
@@ -676,9 +666,9 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
     }
     candidates[j] = moving;
   }
-  bool *accepted = checkedCalloc(candidateCount, sizeof *accepted);
+  bool *accepted = memoptAllocateZeroed(candidateCount, sizeof *accepted);
   size_t acceptedCount = 0;
-  Candidate **acceptedList = checkedCalloc(candidateCount, sizeof *acceptedList);
+  Candidate **acceptedList = memoptAllocateZeroed(candidateCount, sizeof *acceptedList);
   for (size_t i = 0; i < candidateCount; ++i) {
     accepted[i] = accept(&context, &candidates[i], acceptedList, acceptedCount);
     if (accepted[i])

@@ -47,23 +47,6 @@
 /* Most candidates the estimator checks at one peak before giving up. */
 enum { MAX_TRIES_PER_STEP = 16 };
 
-static void *allocateZeroed(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
-
-static void *grow(void *array, size_t *capacity, size_t count, size_t size) {
-  if (count < *capacity)
-    return array;
-  *capacity = *capacity ? 2 * *capacity : 16;
-  array = realloc(array, *capacity * size);
-  if (!array)
-    abort();
-  return array;
-}
-
 /* An op that may run again with the same result: value semantics on
  * tensors and scalars, no side effects, regions only in linalg ops. */
 static bool isRecomputable(MlirOperation op) {
@@ -246,8 +229,8 @@ static bool chainOperand(void *state, MlirOperation op, intptr_t index, MlirValu
   }
   if (init || !hasBuffer || info.nested || buffer == candidate->buffer || !info.sizeKnown)
     return false;
-  build->extended = grow(build->extended, &build->extendedCapacity, build->extendedCount,
-                         sizeof *build->extended);
+  build->extended = memoptGrowArray(build->extended, &build->extendedCapacity,
+                                    build->extendedCount + 1, sizeof *build->extended);
   build->extended[build->extendedCount++] = buffer;
   return true;
 }
@@ -263,7 +246,7 @@ static size_t bufferValues(const Search *search, size_t buffer, MlirValue **valu
   MemoptBufferInfo info = memoptMemoryProfileGetBuffer(search->profile, buffer);
   size_t count = 0, capacity = 0;
   MlirValue *list = NULL;
-  list = grow(list, &capacity, count, sizeof *list);
+  list = memoptGrowArray(list, &capacity, count + 1, sizeof *list);
   list[count++] = info.value;
   for (size_t k = 0; k < count; ++k)
     for (MlirOpOperand use = mlirValueGetFirstUse(list[k]); !mlirOpOperandIsNull(use);
@@ -278,7 +261,7 @@ static size_t bufferValues(const Search *search, size_t buffer, MlirValue **valu
         for (size_t j = 0; j < count && !known; ++j)
           known = mlirValueEqual(list[j], result);
         if (!known) {
-          list = grow(list, &capacity, count, sizeof *list);
+          list = memoptGrowArray(list, &capacity, count + 1, sizeof *list);
           list[count++] = result;
         }
       }
@@ -334,7 +317,7 @@ static bool recordChainRead(void *state, MlirOperation op, intptr_t index, MlirV
 static uint64_t chainPeakBytes(const Search *search, const Candidate *candidate) {
   ChainReads reads = {search, candidate, 0, NULL, NULL, 0};
   size_t capacity = 0;
-  uint64_t *allocated = allocateZeroed(candidate->opCount, sizeof *allocated);
+  uint64_t *allocated = memoptAllocateZeroed(candidate->opCount, sizeof *allocated);
   for (size_t k = 0; k < candidate->opCount; ++k) {
     MlirOperation op = search->opAt[candidate->ops[k]];
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
@@ -345,8 +328,10 @@ static uint64_t chainPeakBytes(const Search *search, const Candidate *candidate)
       if (!mlirOperationEqual(info.op, op) || info.nested)
         continue;
       size_t lastCapacity = capacity;
-      reads.buffers = grow(reads.buffers, &capacity, reads.count, sizeof *reads.buffers);
-      reads.lastReader = grow(reads.lastReader, &lastCapacity, reads.count, sizeof *reads.lastReader);
+      reads.buffers =
+          memoptGrowArray(reads.buffers, &capacity, reads.count + 1, sizeof *reads.buffers);
+      reads.lastReader = memoptGrowArray(reads.lastReader, &lastCapacity, reads.count + 1,
+                                         sizeof *reads.lastReader);
       reads.buffers[reads.count] = buffer;
       reads.lastReader[reads.count++] = k;
       allocated[k] += info.bytes;
@@ -389,7 +374,7 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
   size_t lastBefore = info.firstPosition;
   size_t insertion = search->positionCount;
   bool ok = true;
-  bool *late = allocateZeroed(valueCount, sizeof *late);
+  bool *late = memoptAllocateZeroed(valueCount, sizeof *late);
   for (size_t v = 0; v < valueCount && ok; ++v) {
     MlirValue value = values[v];
     if (!mlirValueIsAOpResult(value)) {
@@ -447,7 +432,7 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
   }
   if (ok) {
     candidate->opCount = build.worklistCount;
-    candidate->ops = allocateZeroed(candidate->opCount, sizeof *candidate->ops);
+    candidate->ops = memoptAllocateZeroed(candidate->opCount, sizeof *candidate->ops);
     memcpy(candidate->ops, build.worklist, candidate->opCount * sizeof *candidate->ops);
     qsort(candidate->ops, candidate->opCount, sizeof *candidate->ops, compareSizes);
     /* The model: the buffer ends at its last use before the peak; the clones
@@ -506,7 +491,7 @@ static void applyCandidate(Search *search, const Candidate *candidate, Step *ste
   MlirOperation anchor = search->opAt[candidate->insertion];
   size_t resultCapacity = 0, resultCount = 0;
   MlirValue *originals = NULL, *copies = NULL;
-  step->clones = allocateZeroed(candidate->opCount, sizeof *step->clones);
+  step->clones = memoptAllocateZeroed(candidate->opCount, sizeof *step->clones);
   for (size_t k = 0; k < candidate->opCount; ++k) {
     MlirOperation op = search->opAt[candidate->ops[k]];
     MlirOperation clone = mlirOperationClone(op);
@@ -516,10 +501,8 @@ static void applyCandidate(Search *search, const Candidate *candidate, Step *ste
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       if (resultCount == resultCapacity) {
         resultCapacity = resultCapacity ? 2 * resultCapacity : 16;
-        originals = realloc(originals, resultCapacity * sizeof *originals);
-        copies = realloc(copies, resultCapacity * sizeof *copies);
-        if (!originals || !copies)
-          abort();
+        originals = memoptReallocArray(originals, resultCapacity, sizeof *originals);
+        copies = memoptReallocArray(copies, resultCapacity, sizeof *copies);
       }
       originals[resultCount] = mlirOperationGetResult(op, r);
       copies[resultCount++] = mlirOperationGetResult(clone, r);
@@ -535,7 +518,7 @@ static void applyCandidate(Search *search, const Candidate *candidate, Step *ste
     for (MlirOpOperand use = mlirValueGetFirstUse(originals[i]); !mlirOpOperandIsNull(use);
          use = mlirOpOperandGetNextUse(use))
       ++useCount;
-    MlirOpOperand *uses = allocateZeroed(useCount, sizeof *uses);
+    MlirOpOperand *uses = memoptAllocateZeroed(useCount, sizeof *uses);
     useCount = 0;
     for (MlirOpOperand use = mlirValueGetFirstUse(originals[i]); !mlirOpOperandIsNull(use);
          use = mlirOpOperandGetNextUse(use))
@@ -550,9 +533,8 @@ static void applyCandidate(Search *search, const Candidate *candidate, Step *ste
         inClone = memoptOperationIsInside(owner, step->clones[k]);
       if (inClone)
         continue;
-      step->changes = realloc(step->changes, (step->changeCount + 1) * sizeof *step->changes);
-      if (!step->changes)
-        abort();
+      step->changes =
+          memoptReallocArray(step->changes, step->changeCount + 1, sizeof *step->changes);
       unsigned operand = mlirOpOperandGetOperandNumber(uses[u]);
       step->changes[step->changeCount++] = (UseChange){owner, operand, originals[i]};
       mlirOperationSetOperand(owner, operand, copies[i]);
@@ -588,11 +570,11 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   free(search->delta);
   free(search->inChain);
   free(search->worklist);
-  search->inChain = allocateZeroed(search->positionCount, sizeof *search->inChain);
-  search->worklist = allocateZeroed(search->positionCount, sizeof *search->worklist);
-  search->opAt = allocateZeroed(search->positionCount, sizeof *search->opAt);
-  search->live = allocateZeroed(search->positionCount, sizeof *search->live);
-  search->delta = allocateZeroed(search->positionCount + 1, sizeof *search->delta);
+  search->inChain = memoptAllocateZeroed(search->positionCount, sizeof *search->inChain);
+  search->worklist = memoptAllocateZeroed(search->positionCount, sizeof *search->worklist);
+  search->opAt = memoptAllocateZeroed(search->positionCount, sizeof *search->opAt);
+  search->live = memoptAllocateZeroed(search->positionCount, sizeof *search->live);
+  search->delta = memoptAllocateZeroed(search->positionCount + 1, sizeof *search->delta);
   for (size_t p = 0; p < search->positionCount; ++p) {
     search->opAt[p] = memoptMemoryProfileGetPositionOp(profile, p);
     search->live[p] = (int64_t)memoptMemoryProfileGetLiveBytes(profile, p);
@@ -696,7 +678,7 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
                                                          sizeof live / sizeof *live);
     if (liveCount > sizeof live / sizeof *live)
       liveCount = sizeof live / sizeof *live;
-    Candidate *candidates = allocateZeroed(4 * liveCount, sizeof *candidates);
+    Candidate *candidates = memoptAllocateZeroed(4 * liveCount, sizeof *candidates);
     size_t candidateCount = 0;
     for (size_t b = 0; b < liveCount; ++b)
       for (int variant = 0; variant < 4; ++variant) {
@@ -714,7 +696,7 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
     size_t peakCount = positionsAt(&search, (int64_t)peakBytes);
     for (size_t c = 0; c < candidateCount && c < MAX_TRIES_PER_STEP && !accepted; ++c) {
       const void *key = memoptMemoryProfileGetBuffer(search.profile, candidates[c].buffer).value.ptr;
-      steps = grow(steps, &stepCapacity, stepCount, sizeof *steps);
+      steps = memoptGrowArray(steps, &stepCapacity, stepCount + 1, sizeof *steps);
       Step *step = &steps[stepCount];
       applyCandidate(&search, &candidates[c], step);
       MemoptStringBuffer ignored = memoptStringBufferCreate();

@@ -23,13 +23,6 @@
 
 #include <stdlib.h>
 
-static void *checkedCalloc(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory)
-    abort();
-  return memory;
-}
-
 /* The op defining `value` in `block`, or null. */
 static MlirOperation definerIn(MlirValue value, MlirBlock block) {
   if (!mlirValueIsAOpResult(value))
@@ -86,13 +79,13 @@ static MlirOperation recreate(MlirOperation op, const MlirValue *operands, intpt
   mlirOperationStateAddOperands(&state, count, operands);
   mlirOperationStateAddResults(&state, 1, &resultType);
   intptr_t attributeCount = mlirOperationGetNumAttributes(op);
-  MlirNamedAttribute *attributes = checkedCalloc((size_t)attributeCount, sizeof *attributes);
+  MlirNamedAttribute *attributes = memoptAllocateZeroed((size_t)attributeCount, sizeof *attributes);
   for (intptr_t i = 0; i < attributeCount; ++i)
     attributes[i] = mlirOperationGetAttribute(op, i);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
   MlirOperation clone = mlirOperationClone(op);
   intptr_t regionCount = mlirOperationGetNumRegions(op);
-  MlirRegion *regions = checkedCalloc((size_t)regionCount, sizeof *regions);
+  MlirRegion *regions = memoptAllocateZeroed((size_t)regionCount, sizeof *regions);
   for (intptr_t r = 0; r < regionCount; ++r) {
     regions[r] = mlirRegionCreate();
     mlirRegionTakeBody(regions[r], mlirOperationGetRegion(clone, r));
@@ -141,7 +134,7 @@ static MlirType restrictedType(MlirValue operand, MlirAffineMap map, const LoopR
   if (!mlirTypeIsARankedTensor(type))
     return (MlirType){NULL};
   intptr_t rank = mlirShapedTypeGetRank(type);
-  int64_t *shape = checkedCalloc((size_t)rank, sizeof *shape);
+  int64_t *shape = memoptAllocateZeroed((size_t)rank, sizeof *shape);
   bool restricted = false;
   for (intptr_t e = 0; e < rank; ++e) {
     const LoopRange *range = rangeOf(map, e, loops);
@@ -196,7 +189,7 @@ static MlirValue narrowedInit(const MemoptBuilder *builder, MlirValue init, Mlir
   intptr_t rank = mlirShapedTypeGetRank(type);
   if (!ownEmpty)
     return memoptBuildSlice(builder, "tensor.extract_slice", &init, 1, offsets, sizes, rank, type);
-  MlirValue *dynamicSizes = checkedCalloc((size_t)rank, sizeof *dynamicSizes);
+  MlirValue *dynamicSizes = memoptAllocateZeroed((size_t)rank, sizeof *dynamicSizes);
   intptr_t dynamicCount = 0;
   for (intptr_t d = 0; d < rank; ++d)
     if (mlirShapedTypeIsDynamicDim(type, d))
@@ -229,7 +222,7 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirAffineMap resultMap =
       mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operandCount - 1));
   intptr_t loopCount = mlirAffineMapGetNumDims(resultMap);
-  LoopRange *loops = checkedCalloc((size_t)loopCount, sizeof *loops);
+  LoopRange *loops = memoptAllocateZeroed((size_t)loopCount, sizeof *loops);
   bool narrows = false, ok = true;
   for (intptr_t k = 0; k < rank && ok; ++k) {
     MlirAffineExpr expr = mlirAffineMapGetResult(resultMap, k);
@@ -247,7 +240,7 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
                                  loopCount);
   if (ok && narrows) {
     MemoptBuilder builder = memoptBuilderBefore(slice);
-    MlirValue *operands = checkedCalloc((size_t)operandCount, sizeof *operands);
+    MlirValue *operands = memoptAllocateZeroed((size_t)operandCount, sizeof *operands);
     for (intptr_t j = 0; j < operandCount; ++j) {
       MlirValue operand = mlirOperationGetOperand(producer, j);
       MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, j));
@@ -268,8 +261,8 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
         continue;
       }
       intptr_t operandRank = mlirShapedTypeGetRank(type);
-      MemoptIndex *offsets = checkedCalloc((size_t)operandRank, sizeof *offsets);
-      MemoptIndex *sizes = checkedCalloc((size_t)operandRank, sizeof *sizes);
+      MemoptIndex *offsets = memoptAllocateZeroed((size_t)operandRank, sizeof *offsets);
+      MemoptIndex *sizes = memoptAllocateZeroed((size_t)operandRank, sizeof *sizes);
       if (j == operandCount - 1) {
         /* The init has the result's shape: the slice's own bounds. */
         for (intptr_t e = 0; e < operandRank; ++e) {

@@ -112,9 +112,7 @@ static bool buildGroup(const MemoptLayerGraph *graph, const SpmPlan *plan, const
     } else {
       if (betweenCount == betweenCapacity) {
         betweenCapacity *= 2;
-        between = realloc(between, betweenCapacity * sizeof *between);
-        if (!between)
-          abort();
+        between = memoptReallocArray(between, betweenCapacity, sizeof *between);
       }
       between[betweenCount++] = op;
     }

@@ -110,12 +110,8 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
             pinned[base.pins[k]] = false;
           if (cost.footprintBytes > capacity)
             continue;
-          if (candidateCount == candidateCapacity) {
-            candidateCapacity = candidateCapacity ? 2 * candidateCapacity : 1024;
-            candidates = realloc(candidates, candidateCapacity * sizeof *candidates);
-            if (!candidates)
-              abort();
-          }
+          candidates = memoptGrowArray(candidates, &candidateCapacity, candidateCount + 1,
+                                       sizeof *candidates);
           Candidate *candidate = &candidates[candidateCount++];
           *candidate = base;
           candidate->tileRows = tiles[t];

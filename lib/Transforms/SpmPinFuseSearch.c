@@ -29,13 +29,6 @@ typedef struct State {
   int64_t tileRows;
 } State;
 
-static void *checkedCalloc(size_t count, size_t size) {
-  void *pointer = calloc(count ? count : 1, size);
-  if (!pointer)
-    abort();
-  return pointer;
-}
-
 static void objectiveOf(const SpmSearchOptions *options, const MemoptGroupCost *cost,
                         uint64_t *primary, uint64_t *secondary) {
   bool latency = options->objective == SpmObjectiveLatency;
@@ -53,7 +46,7 @@ static bool better(uint64_t primary, uint64_t secondary, const State *state) {
 static Live *liveAcrossBoundaries(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
                                   const SpmSearchOptions *options, uint64_t capacity) {
   size_t count = memoptLayerGraphCount(graph);
-  Live *live = checkedCalloc(count + 1, sizeof *live);
+  Live *live = memoptAllocateZeroed(count + 1, sizeof *live);
   if (options->strategy == SpmStrategyFuseOnly)
     return live;
   for (size_t b = 1; b <= count; ++b)
@@ -105,9 +98,9 @@ static void reconstruct(const MemoptLayerGraph *graph, const MemoptSpmTarget *ta
                         const Live *live, const State *states, SpmPlan *plan) {
   size_t count = memoptLayerGraphCount(graph);
   size_t masks = (size_t)1 << MAX_LIVE;
-  plan->pinned = checkedCalloc(count, sizeof *plan->pinned);
-  plan->offsets = checkedCalloc(count, sizeof *plan->offsets);
-  plan->groups = checkedCalloc(count, sizeof *plan->groups);
+  plan->pinned = memoptAllocateZeroed(count, sizeof *plan->pinned);
+  plan->offsets = memoptAllocateZeroed(count, sizeof *plan->offsets);
+  plan->groups = memoptAllocateZeroed(count, sizeof *plan->groups);
   size_t boundary = count;
   unsigned mask = 0;
   while (boundary > 0) {
@@ -152,8 +145,8 @@ static bool runDP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarg
   size_t masks = (size_t)1 << MAX_LIVE;
   size_t maxGroup = options->strategy == SpmStrategyPinOnly ? 1 : options->maxGroupLayers;
   Live *live = liveAcrossBoundaries(graph, target, options, capacity);
-  State *states = checkedCalloc((count + 1) * masks, sizeof *states);
-  bool *pinned = checkedCalloc(count, sizeof *pinned);
+  State *states = memoptAllocateZeroed((count + 1) * masks, sizeof *states);
+  bool *pinned = memoptAllocateZeroed(count, sizeof *pinned);
   int64_t tiles[64];
   states[0].reached = true;
   for (size_t b = 0; b < count; ++b)
@@ -213,7 +206,7 @@ static bool runDP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarg
 static intptr_t layerTooLarge(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
                               uint64_t *needed) {
   size_t count = memoptLayerGraphCount(graph);
-  bool *none = checkedCalloc(count, sizeof *none);
+  bool *none = memoptAllocateZeroed(count, sizeof *none);
   intptr_t found = -1;
   for (size_t l = 0; l < count && found < 0; ++l) {
     MemoptGroupCost cost;

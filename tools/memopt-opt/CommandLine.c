@@ -167,10 +167,8 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
       continue;
     }
     if (isKnownPass(name, nameLength)) {
-      options->passFlags =
-          realloc(options->passFlags, (options->passFlagCount + 1) * sizeof *options->passFlags);
-      if (!options->passFlags)
-        abort();
+      options->passFlags = memoptReallocArray(options->passFlags, options->passFlagCount + 1,
+                                              sizeof *options->passFlags);
       options->passFlags[options->passFlagCount++] = (PassFlag){name, nameLength, value ? value : ""};
       continue;
     }

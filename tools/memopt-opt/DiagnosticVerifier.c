@@ -29,12 +29,7 @@ typedef struct Expectations {
 } Expectations;
 
 static Expectation *append(Expectations *list) {
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->items = realloc(list->items, list->capacity * sizeof *list->items);
-    if (!list->items)
-      abort();
-  }
+  list->items = memoptGrowArray(list->items, &list->capacity, list->count + 1, sizeof *list->items);
   Expectation *item = &list->items[list->count++];
   memset(item, 0, sizeof *item);
   return item;
@@ -133,9 +128,7 @@ static Expectations collect(const char *source) {
       else if (strcmp(designator, "unknown") == 0)
         item->line = 0;
       else if (strcmp(designator, "below") == 0) {
-        below = realloc(below, (belowCount + 1) * sizeof *below);
-        if (!below)
-          abort();
+        below = memoptReallocArray(below, belowCount + 1, sizeof *below);
         below[belowCount++] = list.count - 1;
       } else
         item->line = lineNumber;

@@ -36,9 +36,7 @@ struct MemoryReport {
 };
 
 MemoryReport *memoryReportCreate(const char *sourceName, const char *pipeline) {
-  MemoryReport *report = calloc(1, sizeof *report);
-  if (!report)
-    abort();
+  MemoryReport *report = memoptAllocateZeroed(1, sizeof *report);
   report->sourceName = memoptStrndup(sourceName, strlen(sourceName));
   report->pipeline = memoptStrndup(pipeline, strlen(pipeline));
   report->diagnostics = json_array();
@@ -72,9 +70,7 @@ static FunctionEntry *entryNamed(MemoryReport *report, MlirStringRef name) {
         memcmp(report->functions[i].name, name.data, name.length) == 0)
       return &report->functions[i];
   report->functions =
-      realloc(report->functions, (report->functionCount + 1) * sizeof *report->functions);
-  if (!report->functions)
-    abort();
+      memoptReallocArray(report->functions, report->functionCount + 1, sizeof *report->functions);
   FunctionEntry *entry = &report->functions[report->functionCount++];
   memset(entry, 0, sizeof *entry);
   entry->name = memoptStrndup(name.data, name.length);

@@ -64,9 +64,8 @@ static bool describeValueType(MlirType type, HarnessValueType *value) {
   if (mlirTypeIsARankedTensor(type)) {
     value->isTensor = true;
     value->rank = mlirShapedTypeGetRank(type);
-    value->shape = calloc(value->rank > 0 ? (size_t)value->rank : 1, sizeof *value->shape);
-    if (!value->shape)
-      abort();
+    value->shape =
+        memoptAllocateZeroed(value->rank > 0 ? (size_t)value->rank : 1, sizeof *value->shape);
     for (intptr_t d = 0; d < value->rank; ++d)
       value->shape[d] = mlirShapedTypeGetDimSize(type, d);
     element = mlirShapedTypeGetElementType(type);

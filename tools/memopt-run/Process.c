@@ -94,9 +94,7 @@ static char **environmentWith(char *const extra[]) {
     ++count;
   while (extra && extra[extraCount])
     ++extraCount;
-  char **result = calloc(count + extraCount + 1, sizeof *result);
-  if (!result)
-    abort();
+  char **result = memoptAllocateZeroed(count + extraCount + 1, sizeof *result);
   size_t used = 0;
   for (size_t i = 0; i < count; ++i) {
     bool replaced = false;

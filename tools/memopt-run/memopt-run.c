@@ -219,9 +219,7 @@ static void rememberEntry(Variant *variant, const HarnessEntry *entry) {
   memoptStringBufferAppendCString(&signature, ")");
   variant->signature = memoptStringBufferRelease(&signature);
   variant->resultCount = entry->resultCount;
-  variant->results = calloc(entry->resultCount + 1, sizeof *variant->results);
-  if (!variant->results)
-    abort();
+  variant->results = memoptAllocateZeroed(entry->resultCount + 1, sizeof *variant->results);
   for (size_t i = 0; i < entry->resultCount; ++i) {
     const HarnessValueType *from = &entry->results[i];
     HarnessValueType *to = &variant->results[i];

@@ -7,15 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *allocate(size_t count, size_t size) {
-  void *memory = calloc(count ? count : 1, size);
-  if (!memory) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
-  return memory;
-}
-
 bool zooGenerate(const ZooOptions *options, const ZooModelInfo *model, const char *commandLine,
                  MemoptStringBuffer *module, MemoptStringBuffer *error) {
   ZooEmitter e;
@@ -40,19 +31,19 @@ bool zooGenerate(const ZooOptions *options, const ZooModelInfo *model, const cha
     int parameterCount = 0;
     for (int i = 0; i < e.argumentCount; ++i)
       parameterCount += e.arguments[i].isParameter;
-    ZooValue *parameters = allocate((size_t)parameterCount, sizeof(ZooValue));
+    ZooValue *parameters = memoptAllocateZeroed((size_t)parameterCount, sizeof(ZooValue));
     int next = 0;
     for (int i = 0; i < e.argumentCount; ++i)
       if (e.arguments[i].isParameter)
         parameters[next++] = e.arguments[i].value;
     resultCount = 1 + parameterCount;
-    results = allocate((size_t)resultCount, sizeof(ZooValue));
+    results = memoptAllocateZeroed((size_t)resultCount, sizeof(ZooValue));
     results[0] = outputs.loss;
     if (!zooEmitterFailed(&e))
       zooBackward(&e, outputs.loss, parameterCount, parameters, results + 1);
     free(parameters);
   } else {
-    results = allocate((size_t)resultCount, sizeof(ZooValue));
+    results = memoptAllocateZeroed((size_t)resultCount, sizeof(ZooValue));
     memcpy(results, outputs.values, sizeof(ZooValue) * (size_t)resultCount);
   }
   const char *entryName = options->train ? "train_step" : "forward";
@@ -61,7 +52,7 @@ bool zooGenerate(const ZooOptions *options, const ZooModelInfo *model, const cha
 
   if (options->withMain && !zooEmitterFailed(&e)) {
     /* @main reuses the emitter, so keep the entry's signature first. */
-    ZooArgument *arguments = allocate((size_t)e.argumentCount, sizeof(ZooArgument));
+    ZooArgument *arguments = memoptAllocateZeroed((size_t)e.argumentCount, sizeof(ZooArgument));
     memcpy(arguments, e.arguments, sizeof(ZooArgument) * (size_t)e.argumentCount);
     long long symbolValues[ZOO_MAX_SYMBOLS];
     for (int i = 0; i < ZOO_MAX_SYMBOLS; ++i)
