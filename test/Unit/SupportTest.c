@@ -51,6 +51,29 @@ static void editDistanceCountsEdits(void **state) {
   assert_int_equal(memoptEditDistance("canonicalise", "canonicalize"), 1);
 }
 
+static void heapArraysGrowAndZero(void **state) {
+  int *zeroed = memoptAllocateZeroed(0, sizeof *zeroed); /* one item, never NULL */
+  assert_non_null(zeroed);
+  assert_int_equal(zeroed[0], 0);
+  free(zeroed);
+  size_t capacity = 0;
+  int *items = NULL;
+  for (int i = 0; i < 100; ++i) {
+    items = memoptGrowArray(items, &capacity, (size_t)i + 1, sizeof *items);
+    items[i] = i;
+  }
+  assert_int_equal(capacity, 128); /* 16 doubled until 100 items fit */
+  for (int i = 0; i < 100; ++i)
+    assert_int_equal(items[i], i);
+  /* A jump past the doubled capacity doubles until it fits. */
+  items = memoptGrowArray(items, &capacity, 1000, sizeof *items);
+  assert_int_equal(capacity, 1024);
+  assert_int_equal(items[99], 99);
+  items = memoptReallocArray(items, 3, sizeof *items);
+  assert_int_equal(items[2], 2);
+  free(items);
+}
+
 static void numbersParseStrictly(void **state) {
   long long integer;
   double real;
@@ -200,6 +223,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(stringBufferGrowsAndFormats),
       cmocka_unit_test(stringBufferReleaseTransfersOwnership),
       cmocka_unit_test(editDistanceCountsEdits),
+      cmocka_unit_test(heapArraysGrowAndZero),
       cmocka_unit_test(numbersParseStrictly),
       cmocka_unit_test(atomicWriteReplacesWholeFile),
       cmocka_unit_test(atomicWriteFailureLeavesNothing),
