@@ -33,6 +33,7 @@ pipelines_table=(
   "print-dimension-flow|builtin.module(print-dimension-flow)|analysis|-|-"
   "memory-schedule|builtin.module(func.func(memory-schedule))|run|0|-"
   "memory-schedule-then-autochunk|builtin.module(func.func(memory-schedule),autochunk{budget-ratio=0.5 allow-partial=true},func.func(chunk-to-scf))|run|0|-"
+  "inplace-elementwise-then-schedule|builtin.module(func.func(inplace-elementwise,memory-schedule))|run|0|-"
   "print-shape-symbols|builtin.module(print-shape-symbols)|analysis|-|-"
   "print-layer-graph|builtin.module(print-layer-graph)|analysis|-|-"
 )
