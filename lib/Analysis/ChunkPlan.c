@@ -69,9 +69,7 @@ static intptr_t opIndex(const MemoptChunkPlan *plan, MlirOperation op) {
 
 /* The op of the range that is or contains `op`, or -1. */
 static intptr_t rangeIndexOfAncestor(const MemoptChunkPlan *plan, MlirOperation op) {
-  MlirBlock block = mlirOperationGetBlock(plan->ops[0]);
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
+  op = memoptOperationAncestorInBlock(op, mlirOperationGetBlock(plan->ops[0]));
   return mlirOperationIsNull(op) ? -1 : opIndex(plan, op);
 }
 

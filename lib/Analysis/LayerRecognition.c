@@ -27,13 +27,6 @@ static uint64_t signatureOf(MlirOperation op) {
   return hash;
 }
 
-/* The top-level ancestor of `op` in `block`, or a null op. */
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 /* Tensors defined before position `boundary` and used at or after it: the
  * values a cut there sends from one layer to the next. */
 static size_t valuesCrossing(MlirOperation *ops, size_t boundary, MlirBlock block,
@@ -46,7 +39,7 @@ static size_t valuesCrossing(MlirOperation *ops, size_t boundary, MlirBlock bloc
         continue;
       for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
            use = mlirOpOperandGetNextUse(use)) {
-        MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), block);
+        MlirOperation user = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), block);
         size_t at = mlirOperationIsNull(user) ? MEMOPT_NO_INDEX
                                               : memoptPointerMapLookup(position, user.ptr);
         if (at != MEMOPT_NO_INDEX && at >= boundary) {

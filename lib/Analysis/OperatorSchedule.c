@@ -225,12 +225,6 @@ double memoptScheduleSolve(const MemoptScheduleProblem *problem, double timeLimi
   return makespan;
 }
 
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 static MlirWalkResult collectUses(MlirOperation op, void *userData);
 
 typedef struct EdgeCollector {
@@ -247,7 +241,8 @@ static MlirWalkResult collectUses(MlirOperation op, void *userData) {
     MlirValue operand = mlirOperationGetOperand(op, o);
     if (!mlirValueIsAOpResult(operand))
       continue;
-    MlirOperation producer = ancestorIn(mlirOpResultGetOwner(operand), collector->block);
+    MlirOperation producer =
+        memoptOperationAncestorInBlock(mlirOpResultGetOwner(operand), collector->block);
     size_t at = mlirOperationIsNull(producer) ? MEMOPT_NO_INDEX
                                               : memoptPointerMapLookup(collector->position, producer.ptr);
     if (at == MEMOPT_NO_INDEX || at < collector->first || at >= collector->user)

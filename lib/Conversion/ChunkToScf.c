@@ -138,13 +138,6 @@ static bool sliceFitsOutput(MlirType slice, MlirType output, int64_t dim, int64_
   return true;
 }
 
-/* The op of `block` that is or contains `op`, or null. */
-static MlirOperation ancestorIn(MlirBlock block, MlirOperation op) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 /* True when the region is the last reader of input `i`: the value is
  * computed by an op (a block argument may be a caller's buffer), the region
  * reads it once, and every other use comes before the region in its block. */
@@ -161,7 +154,7 @@ static bool inputDiesAtRegion(const ChunkRegion *region, intptr_t i) {
         return false;
       continue;
     }
-    MlirOperation ancestor = ancestorIn(block, user);
+    MlirOperation ancestor = memoptOperationAncestorInBlock(user, block);
     if (mlirOperationIsNull(ancestor) || !mlirOperationIsBeforeInBlock(ancestor, region->op))
       return false;
   }

@@ -18,16 +18,9 @@
 
 #include <stdlib.h>
 
-/* The op of `block` that is or contains `op`; null when none is. */
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 /* True when `use` is by an op of the group being lowered (in `block`). */
 static bool isGroupUse(MlirOpOperand use, MlirBlock block) {
-  MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), block);
+  MlirOperation user = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), block);
   return !mlirOperationIsNull(user) && spmHasTag(user, spmGroupOpTag);
 }
 
@@ -67,7 +60,8 @@ void spmDetachOutsideUses(MlirOperation root, MlirBlock block) {
 static bool usedOnlyAfter(MlirValue value, MlirOperation loop) {
   for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), mlirOperationGetBlock(loop));
+    MlirOperation user =
+        memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), mlirOperationGetBlock(loop));
     if (mlirOperationIsNull(user) || !mlirOperationIsBeforeInBlock(loop, user))
       return false;
   }

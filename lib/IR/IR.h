@@ -62,6 +62,9 @@ bool memoptOperationIsPure(MlirOperation op);
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 
+/// Returns the op of `block` that is `op` or holds it, or a null op when `op` is not in `block`.
+MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block);
+
 /// Returns true when `value` is defined by `ancestor`, by an op nested in it,
 /// or as an argument of a block nested in it: false for values a region of
 /// `ancestor` captures from outside.

@@ -11,6 +11,12 @@ bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor) {
   return false;
 }
 
+MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
 bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor) {
   MlirOperation owner = mlirValueIsAOpResult(value)
                             ? mlirOpResultGetOwner(value)

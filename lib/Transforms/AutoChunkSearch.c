@@ -193,11 +193,10 @@ static MlirOperation loweredOpAt(const LoweredFunction *lowered, intptr_t index)
 static intptr_t loweredPeakIndex(const LoweredFunction *lowered) {
   if (!lowered->profile)
     return -1;
-  MlirOperation op = memoptMemoryProfileGetPositionOp(
-      lowered->profile, memoptMemoryProfileGetPeakPosition(lowered->profile));
-  while (!mlirOperationIsNull(op) &&
-         !mlirBlockEqual(mlirOperationGetBlock(op), functionBody(lowered->copy)))
-    op = mlirOperationGetParentOperation(op);
+  MlirOperation op = memoptOperationAncestorInBlock(
+      memoptMemoryProfileGetPositionOp(lowered->profile,
+                                       memoptMemoryProfileGetPeakPosition(lowered->profile)),
+      functionBody(lowered->copy));
   intptr_t index = -1;
   for (; !mlirOperationIsNull(op) && index < 0; op = mlirOperationGetNextInBlock(op))
     mlirOperationWalk(op, findTag, &index, MlirWalkPreOrder);

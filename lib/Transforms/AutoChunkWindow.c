@@ -54,10 +54,8 @@ static MlirWalkResult collectLaterUses(MlirOperation op, void *userData) {
     MlirValue value = mlirOperationGetOperand(op, i);
     if (!mlirValueIsAOpResult(value))
       continue;
-    MlirOperation owner = mlirOpResultGetOwner(value);
-    while (!mlirOperationIsNull(owner) && !mlirBlockEqual(mlirOperationGetBlock(owner), uses->body))
-      owner = mlirOperationGetParentOperation(owner);
-    if (!mlirOperationIsNull(owner))
+    if (!mlirOperationIsNull(
+            memoptOperationAncestorInBlock(mlirOpResultGetOwner(value), uses->body)))
       valueListAdd(uses->used, value);
   }
   return MlirWalkResultAdvance;

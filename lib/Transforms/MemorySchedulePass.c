@@ -62,12 +62,8 @@ typedef struct OperandVisit {
 
 /* The op of the body that holds `op` (itself or an ancestor), or NO_INDEX. */
 static size_t bodyOpOf(const OperandVisit *visit, MlirOperation op) {
-  while (!mlirOperationIsNull(op)) {
-    if (mlirBlockEqual(mlirOperationGetBlock(op), visit->body))
-      return memoptPointerMapLookup(visit->indexOf, op.ptr);
-    op = mlirOperationGetParentOperation(op);
-  }
-  return MEMOPT_NO_INDEX;
+  op = memoptOperationAncestorInBlock(op, visit->body);
+  return mlirOperationIsNull(op) ? MEMOPT_NO_INDEX : memoptPointerMapLookup(visit->indexOf, op.ptr);
 }
 
 static void recordOperand(OperandVisit *visit, MlirValue value) {

@@ -10,13 +10,6 @@
 
 #include <stdlib.h>
 
-/* The op of `body` that holds `op` (itself, or an ancestor). */
-static MlirOperation inBody(MlirOperation op, MlirBlock body) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), body))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 static bool inGroup(const MemoptLayerGraph *graph, const SpmGroup *group, MlirOperation op) {
   intptr_t owner = memoptLayerGraphOwner(graph, op);
   return owner >= (intptr_t)group->first && owner <= (intptr_t)group->last;
@@ -35,7 +28,8 @@ static size_t groupOutputs(const MemoptLayerGraph *graph, const SpmGroup *group,
       bool usedOutside = false;
       for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use);
            use = mlirOpOperandGetNextUse(use))
-        if (!inGroup(graph, group, inBody(mlirOpOperandGetOwner(use), body)))
+        if (!inGroup(graph, group,
+                     memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), body)))
           usedOutside = true;
       if (usedOutside) {
         if (count < capacity)
