@@ -19,6 +19,7 @@
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Dialect/Linalg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +33,9 @@ typedef struct InPlaceRewrite {
   MlirValue input;
 } InPlaceRewrite;
 
-static MlirAttribute attributeOf(MlirOperation op, const char *name) {
-  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
-}
-
 static MlirAffineMap indexingMap(MlirOperation generic, intptr_t operand) {
   return mlirAffineMapAttrGetValue(
-      mlirArrayAttrGetElement(attributeOf(generic, "indexing_maps"), operand));
+      mlirArrayAttrGetElement(mlirLinalgGetIndexingMapsAttribute(generic), operand));
 }
 
 /* The operand of `generic` that `result`'s buffer should reuse, or -1. The
@@ -143,6 +140,7 @@ static MlirLogicalResult runInPlaceElementwise(MlirOperation func,
   uint64_t peakBefore = memoptMemoryProfileGetPeakBytes(profile);
   memoptMemoryProfileDestroy(profile);
   size_t kept = 0;
+  uint64_t peakAfter = peakBefore;
   if (count > 0) {
     /* Check on the rewritten function; undo what bufferization would copy. */
     MemoptMemoryProfile *after = memoptMemoryProfileCreate(func, false, &error);
@@ -157,7 +155,15 @@ static MlirLogicalResult runInPlaceElementwise(MlirOperation func,
       else
         mlirOperationSetOperand(rewrites[i].op, rewrites[i].initOperand, rewrites[i].oldInit);
     }
+    if (after && kept == count)
+      peakAfter = memoptMemoryProfileGetPeakBytes(after);
     memoptMemoryProfileDestroy(after);
+    if (kept > 0 && kept < count) { /* the undone ones change the profile checked */
+      MemoptMemoryProfile *final = memoptMemoryProfileCreate(func, false, &error);
+      if (final)
+        peakAfter = memoptMemoryProfileGetPeakBytes(final);
+      memoptMemoryProfileDestroy(final);
+    }
     /* Ops may share one empty (after CSE): erase each once. */
     for (size_t i = 0; i < kept; ++i) {
       bool seen = false;
@@ -173,13 +179,9 @@ static MlirLogicalResult runInPlaceElementwise(MlirOperation func,
   if (count > kept)
     memoptStringBufferAppendFormat(&message, " (%zu undone: bufferization would copy)",
                                    count - kept);
-  MemoptMemoryProfile *final =
-      kept && sizesKnown ? memoptMemoryProfileCreate(func, false, &error) : NULL;
-  if (final)
+  if (kept && sizesKnown)
     memoptStringBufferAppendFormat(&message, "; peak %llu -> %llu bytes",
-                                   (unsigned long long)peakBefore,
-                                   (unsigned long long)memoptMemoryProfileGetPeakBytes(final));
-  memoptMemoryProfileDestroy(final);
+                                   (unsigned long long)peakBefore, (unsigned long long)peakAfter);
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
   memoptStringBufferDestroy(&message);
   free(rewrites);
