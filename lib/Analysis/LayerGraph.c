@@ -368,9 +368,8 @@ static void own(MemoptLayerGraph *graph, MlirOperation op, intptr_t layer) {
     if (!mlirValueIsAOpResult(operand))
       continue;
     MlirOperation producer = mlirOpResultGetOwner(operand);
-    MlirOpOperand use = mlirValueGetFirstUse(operand);
-    bool singleUse = !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-    if (singleUse && mlirBlockEqual(mlirOperationGetBlock(producer), graph->body) &&
+    if (memoptValueHasOneUse(operand) &&
+        mlirBlockEqual(mlirOperationGetBlock(producer), graph->body) &&
         (memoptOperationIsA(producer, "tensor.empty") ||
          memoptOperationIsA(producer, "linalg.fill") || memoptOperationIsA(producer, "tensor.pad")))
       own(graph, producer, layer);

@@ -89,11 +89,6 @@ static MlirOperation buildCall(const MemoptBuilder *builder, const char *callee,
   return memoptBuildOp(builder, "func.call", operands, count, results, resultCount, &attribute, 1);
 }
 
-static bool hasSingleUse(MlirValue value) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-}
-
 /* True when every use of `value` is by one op (an elementwise step reading
  * and writing it in place uses it twice). */
 static bool usedByOneOp(MlirValue value) {
@@ -123,7 +118,7 @@ static bool indexingMapIsIdentity(MlirOperation generic, intptr_t operand) {
  * through a tensor.expand_shape, as a 2-D matmul feeds a 3-D bias add) and
  * read only once. */
 static bool isBodyTemporary(MlirValue value, MlirBlock body) {
-  if (!hasSingleUse(value) || !mlirValueIsAOpResult(value))
+  if (!memoptValueHasOneUse(value) || !mlirValueIsAOpResult(value))
     return false;
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (!mlirBlockEqual(mlirOperationGetBlock(producer), body))
@@ -169,7 +164,7 @@ static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffe
     if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
       return;
     if (memoptOperationIsA(op, "tensor.empty")) {
-      if (!hasSingleUse(value))
+      if (!memoptValueHasOneUse(value))
         return; /* another op writes it too */
       MemoptBuilder atEmpty = memoptBuilderBefore(op);
       MlirNamedAttribute flags[] = {unitAttribute(context, "restrict"),
@@ -203,7 +198,8 @@ static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffe
     MlirValue init = mlirOperationGetOperand(op, initNumber);
     MlirValue input = reusableInput(op, body);
     if (!mlirValueIsNull(input) && mlirValueIsAOpResult(init) &&
-        memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasSingleUse(init)) {
+        memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") &&
+        memoptValueHasOneUse(init)) {
       mlirOperationSetOperand(op, initNumber, input);
       memoptEraseOp(mlirOpResultGetOwner(init));
       value = input;

@@ -210,11 +210,6 @@ static void inlineGroup(MlirOperation group, MlirOperation last) {
   memoptEraseOp(group);
 }
 
-static bool hasOneUse(MlirValue value) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-}
-
 /* Gives root its own destination: a linalg.fill (and the tensor.empty it
  * fills) that other ops also use is cloned for root, since the loop will
  * start from it. (CSE, which tiling runs on the whole function, merges equal
@@ -222,7 +217,7 @@ static bool hasOneUse(MlirValue value) {
 static void ownDestination(MlirOperation root) {
   for (intptr_t i = spmLinalgInputCount(root); i < mlirOperationGetNumOperands(root); ++i) {
     MlirValue init = mlirOperationGetOperand(root, i);
-    if (!mlirValueIsAOpResult(init) || hasOneUse(init) ||
+    if (!mlirValueIsAOpResult(init) || memoptValueHasOneUse(init) ||
         !memoptOperationIsA(mlirOpResultGetOwner(init), "linalg.fill"))
       continue;
     MlirOperation fill = mlirOperationClone(mlirOpResultGetOwner(init));
@@ -249,7 +244,8 @@ static void freshUnreadDestinations(MlirOperation op) {
     MlirValue init = mlirOperationGetOperand(op, i);
     MlirType type = mlirValueGetType(init);
     if (!mlirValueIsAOpResult(init) ||
-        (memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") && hasOneUse(init)) ||
+        (memoptOperationIsA(mlirOpResultGetOwner(init), "tensor.empty") &&
+         memoptValueHasOneUse(init)) ||
         !spmInitIsUnread(op, i) || !mlirTypeIsARankedTensor(type) ||
         !mlirShapedTypeHasStaticShape(type))
       continue;

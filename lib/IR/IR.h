@@ -62,6 +62,9 @@ bool memoptOperationIsPure(MlirOperation op);
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 
+/// Returns true when `value` has exactly one use.
+bool memoptValueHasOneUse(MlirValue value);
+
 /// Returns the op of `block` that is `op` or holds it, or a null op when `op` is not in `block`.
 MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block);
 

@@ -11,6 +11,11 @@ bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor) {
   return false;
 }
 
+bool memoptValueHasOneUse(MlirValue value) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
 MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block) {
   while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
     op = mlirOperationGetParentOperation(op);

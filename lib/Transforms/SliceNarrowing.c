@@ -33,9 +33,8 @@ static MlirOperation definerIn(MlirValue value, MlirBlock block) {
 
 /* True when `user` is the only user of `value`, through one operand. */
 static bool onlyUse(MlirValue value, MlirOperation user) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  return !mlirOpOperandIsNull(use) && mlirOperationEqual(mlirOpOperandGetOwner(use), user) &&
-         mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+  return memoptValueHasOneUse(value) &&
+         mlirOperationEqual(mlirOpOperandGetOwner(mlirValueGetFirstUse(value)), user);
 }
 
 /* The value giving dynamic dimension `dim` of `value` where the IR names
