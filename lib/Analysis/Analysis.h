@@ -548,8 +548,16 @@ void memoptGroupBuffersList(const MemoptLayerGraph *graph, size_t first, size_t 
  * Recompute cost and the optimal rematerialization (Checkmate)
  *===------------------------------------------------------------------===*/
 
+/// Returns the arithmetic ops a linalg op's body performs per point of its iteration domain (at
+/// least 1).
+double memoptLinalgBodyOperations(MlirOperation op);
+
 /// Returns the element operations `op` performs when it runs once more (linalg: iteration domain times body ops; views, empties, constants: 0).
 double memoptOpRecomputeCost(MlirOperation op);
+
+/// Returns a new polynomial: memoptOpRecomputeCost of `op` with its dynamic extents sized by
+/// `symbols`; NULL when some extent is unknown.
+MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols, MlirOperation op);
 
 /// The optimal rematerialization of a function found by Checkmate's ILP (RematOptimum.c).
 typedef struct MemoptRematOptimum {

@@ -32,8 +32,7 @@ static double staticElements(MlirType type) {
   return elements;
 }
 
-/* Arithmetic ops in the body of a linalg op (yield and index reads excluded). */
-static double bodyOperations(MlirOperation op) {
+double memoptLinalgBodyOperations(MlirOperation op) {
   double count = 0;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   if (mlirBlockIsNull(body))
@@ -103,7 +102,95 @@ double memoptOpRecomputeCost(MlirOperation op) {
   if (memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) > 0) {
     double domain = iterationDomain(op);
     if (domain >= 0)
-      return domain * bodyOperations(op);
+      return domain * memoptLinalgBodyOperations(op);
   }
   return largestResult(op);
+}
+
+/* The size of loop `loop` of a linalg op: read where an indexing map has the
+ * loop as a plain dimension, a static extent first. NULL when unknown. */
+static MemoptPolynomial *symbolicLoopExtent(const MemoptShapeSymbols *symbols, MlirOperation op,
+                                            MlirAttribute maps, intptr_t loop) {
+  MemoptPolynomial *found = NULL;
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(maps) && m < operands; ++m) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, m));
+    MlirValue operand = mlirOperationGetOperand(op, m);
+    MlirType type = mlirValueGetType(operand);
+    if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
+      continue;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+      MlirAffineExpr expr = mlirAffineMapGetResult(map, r);
+      if (!mlirAffineExprIsADim(expr) || mlirAffineDimExprGetPosition(expr) != loop)
+        continue;
+      if (!mlirShapedTypeIsDynamicDim(type, r)) {
+        memoptPolynomialDestroy(found);
+        return memoptPolynomialCreateConstant(mlirShapedTypeGetDimSize(type, r));
+      }
+      const MemoptPolynomial *size = memoptShapeSymbolsGetDimSize(symbols, operand, r);
+      if (!found && size && memoptPolynomialIsValid(size))
+        found = memoptPolynomialClone(size);
+    }
+  }
+  return found;
+}
+
+/* The elements of a ranked shaped value as a polynomial; NULL when unknown. */
+static MemoptPolynomial *symbolicElements(const MemoptShapeSymbols *symbols, MlirValue value) {
+  MlirType type = mlirValueGetType(value);
+  if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
+    return NULL;
+  MemoptPolynomial *elements = memoptPolynomialCreateConstant(1);
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type) && elements; ++d) {
+    const MemoptPolynomial *size = memoptShapeSymbolsGetDimSize(symbols, value, d);
+    MemoptPolynomial *extent =
+        !mlirShapedTypeIsDynamicDim(type, d)
+            ? memoptPolynomialCreateConstant(mlirShapedTypeGetDimSize(type, d))
+            : (size ? memoptPolynomialClone(size) : NULL);
+    MemoptPolynomial *product = extent ? memoptPolynomialMultiply(elements, extent) : NULL;
+    memoptPolynomialDestroy(extent);
+    memoptPolynomialDestroy(elements);
+    elements = product;
+  }
+  return elements;
+}
+
+MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols, MlirOperation op) {
+  if (memoptOperationIsView(op) || memoptOperationIsA(op, "tensor.empty") ||
+      memoptOperationIsA(op, "bufferization.alloc_tensor") ||
+      memoptOperationIsA(op, "arith.constant"))
+    return memoptPolynomialCreateConstant(0);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (memoptOperationIsInDialect(op, "linalg") && mlirOperationGetNumRegions(op) > 0 &&
+      !mlirAttributeIsNull(maps) && mlirAttributeIsAArray(maps) &&
+      mlirArrayAttrGetNumElements(maps) > 0) {
+    MlirAffineMap first = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0));
+    MemoptPolynomial *cost =
+        memoptPolynomialCreateConstant((int64_t)memoptLinalgBodyOperations(op));
+    for (intptr_t loop = 0; loop < mlirAffineMapGetNumDims(first) && cost; ++loop) {
+      MemoptPolynomial *extent = symbolicLoopExtent(symbols, op, maps, loop);
+      MemoptPolynomial *product = extent ? memoptPolynomialMultiply(cost, extent) : NULL;
+      memoptPolynomialDestroy(extent);
+      memoptPolynomialDestroy(cost);
+      cost = product;
+    }
+    return cost;
+  }
+  /* Anything else writes its results once (memoptOpRecomputeCost counts the
+   * largest; without sizes to compare, all of them). */
+  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && cost; ++r) {
+    MlirValue result = mlirOperationGetResult(op, r);
+    if (!mlirTypeIsAShaped(mlirValueGetType(result)))
+      continue;
+    MemoptPolynomial *elements = symbolicElements(symbols, result);
+    if (elements)
+      memoptPolynomialAccumulate(cost, elements, 1);
+    else {
+      memoptPolynomialDestroy(cost);
+      cost = NULL;
+    }
+    memoptPolynomialDestroy(elements);
+  }
+  return cost;
 }

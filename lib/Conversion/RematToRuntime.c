@@ -4,7 +4,7 @@
  *
  *   remat.evict %v          ->  %m = bufferization.to_buffer %v read_only
  *                               %p = memref.extract_aligned_pointer_as_index %m
- *                               call @memoptRtEvictable(%p as i64, position, next use)
+ *                               call @memoptRtEvictable(%p as i64, position, next use, cost)
  *   %r = remat.regenerate %v ->  %m, %p as above
  *                               %e = call @memoptRtRestore(%p as i64, position)
  *                               scf.if %e != 0 { body, written into %m }
@@ -19,7 +19,11 @@
  * onto itself, which canonicalization in the deallocation pipeline drops).
  * Positions are the indices of the function's top-level ops before
  * lowering; the next use of an evict is its regenerate (the end of the
- * function when there is none). */
+ * function when there is none). The cost is the element operations the
+ * regenerate's body performs (memoptSymbolicRecomputeCost of its ops), built
+ * before the evict from the dimensions the shape symbols were first seen in;
+ * -1 when some extent is unknown there or there is no regenerate. */
+#include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
@@ -32,6 +36,7 @@
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Dialect/MemRef.h"
 #include "mlir-c/Dialect/SCF.h"
+#include "mlir-c/Dialect/Tensor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -258,12 +263,101 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
   memoptEraseOp(regenerate);
 }
 
-static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse) {
+/* True when `value` can be read right before `anchor`, an op of the function body. */
+static bool availableBefore(MlirValue value, MlirOperation anchor) {
+  MlirBlock block = mlirOperationGetBlock(anchor);
+  if (mlirValueIsABlockArgument(value))
+    return mlirBlockEqual(mlirBlockArgumentGetOwner(value), block);
+  MlirOperation owner = mlirOpResultGetOwner(value);
+  return mlirBlockEqual(mlirOperationGetBlock(owner), block) &&
+         mlirOperationIsBeforeInBlock(owner, anchor);
+}
+
+/* The value of shape symbol `symbol` as an index, read before `anchor` from
+ * where the symbol was first seen; null when that is not available there. */
+static MlirValue buildSymbolValue(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
+                                  unsigned symbol, MlirOperation anchor) {
+  int64_t dim;
+  MlirValue source = memoptShapeSymbolsGetSource(symbols, symbol, &dim);
+  if (mlirValueIsNull(source) || !availableBefore(source, anchor))
+    return (MlirValue){NULL};
+  if (dim >= 0)
+    return memoptBuildTensorDim(builder, source, dim);
+  if (mlirTypeIsAIndex(mlirValueGetType(source)))
+    return source;
+  return memoptBuildOneResult(builder, "arith.index_cast", &source, 1,
+                              mlirIndexTypeGet(mlirLocationGetContext(builder->location)), NULL, 0);
+}
+
+/* Builds `polynomial` as an index before `anchor`; null when a symbol in it
+ * cannot be read there. */
+static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
+                                 const MemoptPolynomial *polynomial, MlirOperation anchor) {
+  MlirValue *symbolValues =
+      memoptAllocateZeroed(memoptShapeSymbolsGetNumSymbols(symbols) + 1, sizeof *symbolValues);
+  enum { MAX_DEGREE = 8 };
+  size_t termCount = memoptPolynomialGetNumTerms(polynomial);
+  MlirValue sum = termCount ? (MlirValue){NULL} : memoptBuildIndexConstant(builder, 0);
+  bool known = true;
+  for (size_t t = 0; t < termCount && known; ++t) {
+    unsigned factors[MAX_DEGREE], degree;
+    int64_t coefficient = memoptPolynomialGetTerm(polynomial, t, factors, MAX_DEGREE, &degree);
+    MlirValue term = memoptBuildIndexConstant(builder, coefficient);
+    for (unsigned f = 0; f < degree && f < MAX_DEGREE && known; ++f) {
+      if (mlirValueIsNull(symbolValues[factors[f]]))
+        symbolValues[factors[f]] = buildSymbolValue(builder, symbols, factors[f], anchor);
+      known = !mlirValueIsNull(symbolValues[factors[f]]);
+      if (known)
+        term = memoptBuildIndexArith(builder, "arith.muli", term, symbolValues[factors[f]]);
+    }
+    sum = mlirValueIsNull(sum) ? term : memoptBuildIndexArith(builder, "arith.addi", sum, term);
+  }
+  if (!known)
+    sum = (MlirValue){NULL};
+  free(symbolValues);
+  return sum;
+}
+
+/* The element operations `regenerate`'s body performs, as an i64 built
+ * before `evict`; -1 when some extent is unknown there. */
+static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
+                                       const MemoptShapeSymbols *symbols, MlirOperation regenerate,
+                                       MlirOperation evict) {
+  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op) && cost;
+       op = mlirOperationGetNextInBlock(op)) {
+    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(symbols, op);
+    if (opCost) {
+      memoptPolynomialAccumulate(cost, opCost, 1);
+    } else {
+      memoptPolynomialDestroy(cost);
+      cost = NULL;
+    }
+    memoptPolynomialDestroy(opCost);
+  }
+  MlirValue value = cost && memoptPolynomialIsValid(cost)
+                        ? buildPolynomial(builder, symbols, cost, evict)
+                        : (MlirValue){NULL};
+  memoptPolynomialDestroy(cost);
+  MlirType i64 = mlirIntegerTypeGet(mlirLocationGetContext(builder->location), 64);
+  if (mlirValueIsNull(value))
+    return i64Constant(builder, -1);
+  return memoptBuildOneResult(builder, "arith.index_cast", &value, 1, i64, NULL, 0);
+}
+
+/* `regenerate` is the matching remat.regenerate, null when there is none. */
+static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
+                       MlirOperation regenerate, const MemoptShapeSymbols *symbols) {
   MemoptBuilder builder = memoptBuilderBefore(evict);
   MlirValue address;
   bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
-  MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse)};
-  buildCall(&builder, "memoptRtEvictable", operands, 3, NULL, 0);
+  MlirValue cost = mlirOperationIsNull(regenerate)
+                       ? i64Constant(&builder, -1)
+                       : buildRegenerationCost(&builder, symbols, regenerate, evict);
+  MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse),
+                          cost};
+  buildCall(&builder, "memoptRtEvictable", operands, 4, NULL, 0);
   memoptEraseOp(evict);
 }
 
@@ -280,7 +374,7 @@ static void declare(MlirOperation module, const char *name, intptr_t argumentCou
       return;
   }
   MlirType i64 = mlirIntegerTypeGet(context, 64);
-  MlirType arguments[3] = {i64, i64, i64};
+  MlirType arguments[4] = {i64, i64, i64, i64};
   MlirType type = mlirFunctionTypeGet(context, argumentCount, arguments, resultCount, results);
   MlirNamedAttribute attributes[] = {
       memoptNamedAttribute(context, "sym_name",
@@ -297,21 +391,36 @@ static void declare(MlirOperation module, const char *name, intptr_t argumentCou
   mlirBlockInsertOwnedOperation(block, 0, mlirOperationCreate(&state));
 }
 
-/* Lowers the remat ops at the top level of one function; true when there were any. */
-static bool lowerFunction(MlirOperation func) {
+/* Lowers the remat ops at the top level of one function; sets `any` when
+ * there were some. Fails when the function's symbol bounds are malformed. */
+static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   MlirBlock block = memoptSingleBlock(func);
   if (mlirBlockIsNull(block))
-    return false;
+    return mlirLogicalResultSuccess();
   size_t count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
+    count += memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate");
+  if (count == 0)
+    return mlirLogicalResultSuccess();
+  /* Sizes of the regenerate bodies, read before anything is lowered. */
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
+  if (!symbols) {
+    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
+    memoptStringBufferDestroy(&error);
+    return mlirLogicalResultFailure();
+  }
+  memoptStringBufferDestroy(&error);
+  count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
     ++count;
-  MlirOperation *ops = memoptAllocateZeroed(count ? count : 1, sizeof *ops);
+  MlirOperation *ops = memoptAllocateZeroed(count, sizeof *ops);
   count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ops[count++] = op;
-  bool any = false;
   for (size_t i = 0; i < count; ++i) {
     if (memoptOperationIsA(ops[i], "remat.evict")) {
       size_t next = i + 1;
@@ -319,15 +428,16 @@ static bool lowerFunction(MlirOperation func) {
                                mlirValueEqual(mlirOperationGetOperand(ops[next], 0),
                                               mlirOperationGetOperand(ops[i], 0))))
         ++next;
-      lowerEvict(ops[i], (int64_t)i, (int64_t)next);
-      any = true;
+      lowerEvict(ops[i], (int64_t)i, (int64_t)next,
+                 next < count ? ops[next] : (MlirOperation){NULL}, symbols);
     } else if (memoptOperationIsA(ops[i], "remat.regenerate")) {
       lowerRegenerate(ops[i], (int64_t)i);
-      any = true;
     }
   }
+  *any = true;
   free(ops);
-  return any;
+  memoptShapeSymbolsDestroy(symbols);
+  return mlirLogicalResultSuccess();
 }
 
 /* Finds remat ops that are not at the top level of a function body. */
@@ -355,20 +465,20 @@ static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPas
   MlirBlock block = memoptSingleBlock(module);
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (memoptOperationIsA(op, "func.func"))
-      any = lowerFunction(op) || any;
+    if (memoptOperationIsA(op, "func.func") && mlirLogicalResultIsFailure(lowerFunction(op, &any)))
+      return mlirLogicalResultFailure();
   if (any) {
     MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
-    declare(module, "memoptRtEvictable", 3, NULL, 0);
+    declare(module, "memoptRtEvictable", 4, NULL, 0);
     declare(module, "memoptRtRestore", 2, &i32, 1);
   }
   return mlirLogicalResultSuccess();
 }
 
 static MlirDialectHandle (*const rematToRuntimeDialects[])(void) = {
-    mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__func__,
-    mlirGetDialectHandle__memref__,
-    mlirGetDialectHandle__scf__,
+    mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__,
+    mlirGetDialectHandle__func__,  mlirGetDialectHandle__memref__,
+    mlirGetDialectHandle__scf__,   mlirGetDialectHandle__tensor__,
 };
 
 const MemoptPassInfo memoptRematToRuntimePass = {

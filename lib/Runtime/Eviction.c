@@ -31,6 +31,7 @@ typedef struct Evictable {
   void *payload;
   int64_t bytes;
   int64_t nextUse; /* op position of the matching restore */
+  int64_t cost;    /* element operations of its recomputation; <= 0: unknown */
   bool evicted;
 } Evictable;
 
@@ -104,10 +105,23 @@ static void releasePages(void *payload, int64_t bytes) {
 }
 
 /* Size times distance to the next use: the bytes an eviction saves, for
- * how long. The buffer needed last and largest goes first. */
-static double evictionScore(const Evictable *entry) {
+ * how long. */
+static double savedByteSpan(const Evictable *entry) {
   int64_t distance = entry->nextUse - currentPosition;
   return (double)entry->bytes * (double)(distance > 0 ? distance : 1);
+}
+
+/* True when `a` should be evicted before `b`: the most byte-span saved per
+ * element operation recomputed (DTR's heuristic). Without costs the largest
+ * byte span goes first; a buffer of unknown cost goes after every known one,
+ * as its recomputation may be the dearest. */
+static bool evictsBefore(const Evictable *a, const Evictable *b) {
+  bool aKnown = a->cost > 0, bKnown = b->cost > 0;
+  if (aKnown != bKnown)
+    return aKnown;
+  if (!aKnown)
+    return savedByteSpan(a) > savedByteSpan(b);
+  return savedByteSpan(a) / (double)a->cost > savedByteSpan(b) / (double)b->cost;
 }
 
 void memoptRtEvictionMakeRoom(int64_t size) {
@@ -122,7 +136,7 @@ void memoptRtEvictionMakeRoom(int64_t size) {
     size_t best = registryCount;
     for (size_t i = 0; i < registryCount; ++i)
       if (!registry[i].evicted &&
-          (best == registryCount || evictionScore(&registry[i]) > evictionScore(&registry[best])))
+          (best == registryCount || evictsBefore(&registry[i], &registry[best])))
         best = i;
     if (best == registryCount)
       break; /* nothing left to evict: the allocation goes over the limit */
@@ -134,7 +148,7 @@ void memoptRtEvictionMakeRoom(int64_t size) {
   pthread_mutex_unlock(&registryLock);
 }
 
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse) {
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost) {
   void *payload = (void *)(uintptr_t)pointer;
   int64_t bytes = memoptRtBlockResidentSize(payload);
   if (bytes < 0)
@@ -152,7 +166,7 @@ void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse) {
     ++registryCount;
     atomic_fetch_add(&registeredCount, 1);
   }
-  registry[index] = (Evictable){payload, bytes, nextUse, false};
+  registry[index] = (Evictable){payload, bytes, nextUse, cost, false};
   pthread_mutex_unlock(&registryLock);
 }
 

@@ -217,7 +217,10 @@ void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref)
  * would bring the live bytes of the current run (live bytes minus those
  * live when the run began; absolute outside a run) above the limit, the
  * registered buffers are evicted in decreasing order of size times distance
- * to their next use until the allocation fits: their pages are given back
+ * to their next use per element operation their recomputation costs (DTR's
+ * heuristic, with the distance to the next use for its staleness; buffers
+ * of unknown cost go after all others, by size times distance) until the
+ * allocation fits: their pages are given back
  * (madvise MADV_DONTNEED) and their bytes stop counting, while the block
  * stays allocated so that its address stays valid. memoptRtRestore counts
  * an evicted block again and tells the program to recompute its contents
@@ -235,8 +238,9 @@ int64_t memoptRtLimitBytes(void);
 
 /// Registers the block at `pointer` (an address this library's allocation
 /// functions returned, as an integer) as evictable from op `position` until
-/// its next use at op `nextUse`. Aborts with a message for another pointer.
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse);
+/// its next use at op `nextUse`, recomputed then in `cost` element operations
+/// (<= 0: unknown). Aborts with a message for another pointer.
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost);
 
 /// Ends the evictable interval of the block at `pointer` at op `position`:
 /// returns 1 when it was evicted (it is counted again and the caller must

@@ -23,9 +23,16 @@
  *     use anyway (so that reading them there neither extends their life nor
  *     makes bufferization copy them);
  *   - its size is surely at least `min-bytes` (polynomial comparison).
- * Candidates are taken largest first; one is refused when its chain reads
- * a value another makes evictable across its regeneration point, or the
- * other way round. */
+ * Candidates are taken cheapest to regenerate per byte first (element
+ * operations of the chain, memoptSymbolicRecomputeCost, over its bytes,
+ * when surely smaller), then largest first; one is refused when its chain
+ * reads a value another makes evictable across its regeneration point and
+ * cannot recompute it within the limits, or the other way round. The order
+ * matters where two candidates exclude each other: of a GELU's input and
+ * output, which free as much, only the output is recomputed without a
+ * matmul. The runtime weighs each regeneration's cost too
+ * (remat-to-runtime passes it), so a longer chain (`max-chain`) only widens
+ * its choice: an expensive buffer is evicted after the cheap ones. */
 #include "Analysis/Analysis.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
@@ -51,6 +58,7 @@ typedef struct Candidate {
   size_t chainCount;
   MlirValue *inputs; /* tensors the chain reads from outside */
   size_t inputCount, inputCapacity;
+  MemoptPolynomial *cost; /* element operations of the chain; NULL when unknown */
 } Candidate;
 
 typedef struct Context {
@@ -67,6 +75,7 @@ typedef struct Context {
 
 static void candidateDestroy(Candidate *candidate) {
   memoptPolynomialDestroy(candidate->bytes);
+  memoptPolynomialDestroy(candidate->cost);
   free(candidate->chain);
   free(candidate->inputs);
 }
@@ -605,6 +614,45 @@ static void rewrite(const Context *context, const Candidate *candidate) {
   free(redirects.values);
 }
 
+/* The element operations of recomputing `candidate`'s chain; NULL when unknown. */
+static MemoptPolynomial *chainCost(const Context *context, const Candidate *candidate) {
+  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
+  for (size_t i = 0; i < candidate->chainCount && cost; ++i) {
+    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(context->symbols, candidate->chain[i]);
+    if (opCost)
+      memoptPolynomialAccumulate(cost, opCost, 1);
+    else {
+      memoptPolynomialDestroy(cost);
+      cost = NULL;
+    }
+    memoptPolynomialDestroy(opCost);
+  }
+  return cost;
+}
+
+/* True when `a` surely costs less per byte to regenerate than `b`. */
+static bool cheaperPerByte(const MemoptShapeSymbols *symbols, const Candidate *a,
+                           const Candidate *b) {
+  if (!a->cost || !b->cost)
+    return false;
+  MemoptPolynomial *left = memoptPolynomialMultiply(a->cost, b->bytes);
+  MemoptPolynomial *right = memoptPolynomialMultiply(b->cost, a->bytes);
+  bool cheaper = memoptShapeSymbolsCompare(symbols, left, right) == MemoptComparisonLess;
+  memoptPolynomialDestroy(left);
+  memoptPolynomialDestroy(right);
+  return cheaper;
+}
+
+/* Order of consideration: surely cheaper per byte first, then larger. */
+static bool movesAhead(const MemoptShapeSymbols *symbols, const Candidate *moving,
+                       const Candidate *ahead) {
+  if (cheaperPerByte(symbols, moving, ahead))
+    return true;
+  if (cheaperPerByte(symbols, ahead, moving))
+    return false;
+  return memoptShapeSymbolsCompare(symbols, moving->bytes, ahead->bytes) == MemoptComparisonGreater;
+}
+
 static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOptions *options) {
   MlirRegion bodyRegion = mlirOperationGetRegion(func, 0);
   MlirBlock entry = mlirRegionGetFirstBlock(bodyRegion);
@@ -651,16 +699,20 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
   for (size_t p = 0; p < context.positionCount; ++p) {
     MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && r < 4; ++r)
-      if (findCandidate(&context, mlirOperationGetResult(op, r), p, &candidates[candidateCount]))
+      if (findCandidate(&context, mlirOperationGetResult(op, r), p, &candidates[candidateCount])) {
+        candidates[candidateCount].cost = chainCost(&context, &candidates[candidateCount]);
         ++candidateCount;
+      }
   }
 
-  /* Largest first: a candidate moves ahead only of those it surely exceeds. */
+  /* Largest first: a candidate moves ahead only of those it surely exceeds,
+   * or of those as large whose regeneration costs more (a GELU's input and
+   * output free as much, but only the output is recomputed without a matmul;
+   * the first accepted blocks the other). */
   for (size_t i = 1; i < candidateCount; ++i) {
     Candidate moving = candidates[i];
     size_t j = i;
-    while (j > 0 && memoptShapeSymbolsCompare(symbols, moving.bytes, candidates[j - 1].bytes) ==
-                        MemoptComparisonGreater) {
+    while (j > 0 && movesAhead(symbols, &moving, &candidates[j - 1])) {
       candidates[j] = candidates[j - 1];
       --j;
     }
@@ -710,7 +762,7 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
 static const MemoptPassOptionInfo rematDynamicOptions[] = {
     {"min-gap", MemoptOptionInteger, "4",
      "fewest ops between the last use before a gap and the next use", NULL, 1, 1e9},
-    {"max-chain", MemoptOptionInteger, "1",
+    {"max-chain", MemoptOptionInteger, "2",
      "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
     {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,
      1000},

@@ -1,6 +1,8 @@
 /* Unit tests of memopt_rt's eviction (lib/Runtime/Eviction.c): nothing is
  * evicted without a limit or under it; over it, the registered buffers go in
- * order of size times distance to their next use until the allocation fits;
+ * order of size times distance to their next use per element operation
+ * their recomputation costs, those of unknown cost last, until the
+ * allocation fits;
  * the counters drop and rise back exactly; an evicted block keeps its
  * address and can be refilled and freed; restore ends the interval. The
  * counters are process-wide, so each test reasons in differences. */
@@ -27,7 +29,7 @@ static void nothingIsEvictedWithoutALimit(void **state) {
   memoptRtSetLimitBytes(0);
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 10);
+  memoptRtEvictable(address(a), 0, 10, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
   assert_int_equal(memoptRtRestore(address(a), 10), 0);
@@ -43,7 +45,7 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   memset(a, 7, 2 * Block);
-  memoptRtEvictable(address(a), 1, 5);
+  memoptRtEvictable(address(a), 1, 5, -1);
   /* 2 + 1 fits exactly: no eviction. */
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -63,15 +65,15 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   memoptRtSetLimitBytes(0);
 }
 
-static void victimIsTheLargestSizeTimesDistance(void **state) {
+static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
   (void)state;
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + 4 * Block);
   /* near: 2 MiB needed at 3 (score 2*2); far: 1 MiB needed at 20 (1*19). */
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3);
-  memoptRtEvictable(address(far), 1, 20);
+  memoptRtEvictable(address(near), 0, 3, -1);
+  memoptRtEvictable(address(far), 1, 20, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -84,12 +86,56 @@ static void victimIsTheLargestSizeTimesDistance(void **state) {
   memoptRtSetLimitBytes(0);
 }
 
+static void victimSavesMostPerRecomputedOperation(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + 4 * Block);
+  /* Same sizes and distances as above, but `far` takes 100 operations per
+   * byte to recompute and `near` one: near saves 2*2/2 per operation, far
+   * 1*19/100. */
+  void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(near), 0, 3, 2 * Block);
+  memoptRtEvictable(address(far), 1, 20, 100 * Block);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  assert_int_equal(memoptRtRestore(address(far), 20), 0);
+  assert_int_equal(memoptRtRestore(address(near), 3), 1);
+  _mlir_memref_to_llvm_free(near);
+  _mlir_memref_to_llvm_free(far);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
+static void unknownCostGoesAfterEveryKnownOne(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + 4 * Block);
+  /* `unknown` saves the larger byte span, but its recomputation could cost anything. */
+  void *known = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  void *unknown = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  memoptRtEvictable(address(known), 0, 3, 1000 * Block);
+  memoptRtEvictable(address(unknown), 1, 20, -1);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  assert_int_equal(memoptRtRestore(address(unknown), 20), 0);
+  assert_int_equal(memoptRtRestore(address(known), 3), 1);
+  _mlir_memref_to_llvm_free(known);
+  _mlir_memref_to_llvm_free(unknown);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
 static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
   (void)state;
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9);
+  memoptRtEvictable(address(a), 0, 9, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   _mlir_memref_to_llvm_free(a); /* evicted, never restored */
@@ -106,7 +152,7 @@ static void limitIsRelativeToTheRunsStart(void **state) {
   memoptRtSetLimitBytes(2 * Block);
   memoptRtRunBegin();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 4);
+  memoptRtEvictable(address(a), 0, 4, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block); /* 2 MiB in the run: fits */
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -137,7 +183,7 @@ static int exitStatusOf(void (*body)(void)) {
 
 static void registerForeignBlock(void) {
   static char notOurs[64];
-  memoptRtEvictable(address(notOurs + 32), 0, 1);
+  memoptRtEvictable(address(notOurs + 32), 0, 1, -1);
 }
 
 static void registeringAForeignPointerAborts(void **state) {
@@ -150,7 +196,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(nothingIsEvictedWithoutALimit),
       cmocka_unit_test(allocationOverTheLimitEvictsAndTheBytesStopCounting),
-      cmocka_unit_test(victimIsTheLargestSizeTimesDistance),
+      cmocka_unit_test(victimOfUnknownCostsIsTheLargestSizeTimesDistance),
+      cmocka_unit_test(victimSavesMostPerRecomputedOperation),
+      cmocka_unit_test(unknownCostGoesAfterEveryKnownOne),
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
       cmocka_unit_test(limitIsRelativeToTheRunsStart),
       cmocka_unit_test(registeringAForeignPointerAborts),

@@ -1,5 +1,7 @@
 // remat.evict registers the value's buffer with memopt_rt (address, its op
-// position, the position of its regenerate); remat.regenerate asks whether
+// position, the position of its regenerate, the element operations the
+// regenerate's body performs: one exp per element, s0*s1, read from the
+// argument's dimensions); remat.regenerate asks whether
 // it was evicted and, if so, recomputes into the same buffer: the body's
 // destination tensor.empty becomes a to_tensor of that buffer. Later uses
 // read the original value. Running it: remat-dynamic-gap-runs.test.
@@ -8,16 +10,24 @@
 // RUN: | memopt-opt --remat-to-runtime | FileCheck %s
 
 // CHECK-DAG: func.func private @memoptRtRestore(i64, i64) -> i32
-// CHECK-DAG: func.func private @memoptRtEvictable(i64, i64, i64)
+// CHECK-DAG: func.func private @memoptRtEvictable(i64, i64, i64, i64)
 // CHECK-LABEL: func.func @gap(
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x?xf32>
 // CHECK: %[[E:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>)
 // CHECK: %[[B1:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[E]] read_only : tensor<?x?xf32> to memref<?x?xf32>
 // CHECK-NEXT: %[[P1:[-0-9A-Za-z_.$]+]] = memref.extract_aligned_pointer_as_index %[[B1]]
 // CHECK-NEXT: %[[A1:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[P1]] : index to i64
+// CHECK-NEXT: %[[ONE:[-0-9A-Za-z_.$]+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[I0:[-0-9A-Za-z_.$]+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[S0:[-0-9A-Za-z_.$]+]] = tensor.dim %[[X]], %[[I0]]
+// CHECK-NEXT: %[[T0:[-0-9A-Za-z_.$]+]] = arith.muli %[[ONE]], %[[S0]] : index
+// CHECK-NEXT: %[[I1:[-0-9A-Za-z_.$]+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[S1:[-0-9A-Za-z_.$]+]] = tensor.dim %[[X]], %[[I1]]
+// CHECK-NEXT: %[[T1:[-0-9A-Za-z_.$]+]] = arith.muli %[[T0]], %[[S1]] : index
+// CHECK-NEXT: %[[COST:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[T1]] : index to i64
 // CHECK-NEXT: %[[POS:[-0-9A-Za-z_.$]+]] = arith.constant 8 : i64
 // CHECK-NEXT: %[[NEXT:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
-// CHECK-NEXT: call @memoptRtEvictable(%[[A1]], %[[POS]], %[[NEXT]])
+// CHECK-NEXT: call @memoptRtEvictable(%[[A1]], %[[POS]], %[[NEXT]], %[[COST]])
 // CHECK: %[[B2:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[E]] read_only
 // CHECK-NEXT: %[[P2:[-0-9A-Za-z_.$]+]] = memref.extract_aligned_pointer_as_index %[[B2]]
 // CHECK-NEXT: %[[A2:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[P2]] : index to i64

@@ -1,0 +1,39 @@
+// remat.evict passes memopt_rt the element operations its regenerate
+// recomputes, built before the evict from the shape symbols' dimensions:
+// a fill (s0*16 points, one op each) plus a matmul (s0*16*8 points, a
+// multiply and an add each) is 16*s0 + 256*s0 = 272*s0, s0 read from %a.
+// An evict with no regenerate passes -1: unknown, evicted after every buffer
+// of known cost.
+// RUN: memopt-opt %s --remat-to-runtime | FileCheck %s
+
+func.func @matmul_chain(%a: tensor<?x8xf32>, %w: tensor<8x16xf32>, %v: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %a, %c0 : tensor<?x8xf32>
+  "remat.evict"(%v) : (tensor<?x16xf32>) -> ()
+  %r = "remat.regenerate"(%v) ({
+    %cst = arith.constant 0.0 : f32
+    %e = tensor.empty(%d0) : tensor<?x16xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+    %m = linalg.matmul ins(%a, %w : tensor<?x8xf32>, tensor<8x16xf32>) outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+    vector.yield %m : tensor<?x16xf32>
+  }) : (tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_chain(
+// CHECK-SAME: %[[A:[-0-9A-Za-z_.$]+]]: tensor<?x8xf32>
+// CHECK: %[[C:[-0-9A-Za-z_.$]+]] = arith.constant 272 : index
+// CHECK-NEXT: %[[I0:[-0-9A-Za-z_.$]+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[S0:[-0-9A-Za-z_.$]+]] = tensor.dim %[[A]], %[[I0]]
+// CHECK-NEXT: %[[N:[-0-9A-Za-z_.$]+]] = arith.muli %[[C]], %[[S0]] : index
+// CHECK-NEXT: %[[COST:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[N]] : index to i64
+// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[COST]])
+
+func.func @no_regenerate(%v: tensor<?xf32>) {
+  "remat.evict"(%v) : (tensor<?xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @no_regenerate(
+// CHECK: %[[UNKNOWN:[-0-9A-Za-z_.$]+]] = arith.constant -1 : i64
+// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[UNKNOWN]])
