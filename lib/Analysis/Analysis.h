@@ -290,7 +290,11 @@ MemoptPolynomial *memoptPolynomialClone(const MemoptPolynomial *polynomial);
 /// Frees a polynomial (NULL is allowed).
 void memoptPolynomialDestroy(MemoptPolynomial *polynomial);
 
-/// Returns false once arithmetic overflowed 64 bits or the supported degree (8): the value is then unknown.
+/// The highest degree of a polynomial's term (symbols multiplied in it, powers repeated).
+enum { MEMOPT_POLYNOMIAL_MAX_DEGREE = 8 };
+
+/// Returns false once arithmetic overflowed 64 bits or MEMOPT_POLYNOMIAL_MAX_DEGREE: the value is
+/// then unknown.
 bool memoptPolynomialIsValid(const MemoptPolynomial *polynomial);
 
 /// Returns true and the value in `value` when `polynomial` is a valid constant.

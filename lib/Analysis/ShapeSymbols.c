@@ -514,9 +514,10 @@ static MemoptPolynomial *substitute(MemoptShapeSymbols *symbols, const MemoptPol
   MemoptPolynomial *result = memoptPolynomialCreateConstant(0);
   size_t termCount = memoptPolynomialGetNumTerms(value);
   for (size_t t = 0; t < termCount && !*cyclic; ++t) {
-    unsigned nodes[16];
+    unsigned nodes[MEMOPT_POLYNOMIAL_MAX_DEGREE];
     unsigned degree = 0;
-    int64_t coefficient = memoptPolynomialGetTerm(value, t, nodes, 16, &degree);
+    int64_t coefficient =
+        memoptPolynomialGetTerm(value, t, nodes, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
     MemoptPolynomial *product = memoptPolynomialCreateConstant(coefficient);
     for (unsigned k = 0; k < degree && !*cyclic; ++k) {
       MemoptPolynomial *factor = resolveNode(symbols, nodes[k]);

@@ -15,12 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MaxDegree = 8 };
-
 typedef struct Term {
   int64_t coefficient;
   unsigned degree;
-  unsigned symbols[MaxDegree]; /* sorted ascending, repeats for powers */
+  unsigned symbols[MEMOPT_POLYNOMIAL_MAX_DEGREE]; /* sorted ascending, repeats for powers */
 } Term;
 
 struct MemoptPolynomial {
@@ -189,7 +187,7 @@ void memoptPolynomialAccumulate(MemoptPolynomial *into, const MemoptPolynomial *
 /* The product of two monomials with the product of their coefficients;
  * false on overflow of the coefficient or the degree. */
 static bool multiplyTerms(const Term *a, const Term *b, Term *product) {
-  if (a->degree + b->degree > MaxDegree ||
+  if (a->degree + b->degree > MEMOPT_POLYNOMIAL_MAX_DEGREE ||
       !checkedMultiply(a->coefficient, b->coefficient, &product->coefficient))
     return false;
   unsigned i = 0, j = 0, k = 0;

@@ -295,15 +295,15 @@ static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShape
                                  const MemoptPolynomial *polynomial, MlirOperation anchor) {
   MlirValue *symbolValues =
       memoptAllocateZeroed(memoptShapeSymbolsGetNumSymbols(symbols) + 1, sizeof *symbolValues);
-  enum { MAX_DEGREE = 8 };
   size_t termCount = memoptPolynomialGetNumTerms(polynomial);
   MlirValue sum = termCount ? (MlirValue){NULL} : memoptBuildIndexConstant(builder, 0);
   bool known = true;
   for (size_t t = 0; t < termCount && known; ++t) {
-    unsigned factors[MAX_DEGREE], degree;
-    int64_t coefficient = memoptPolynomialGetTerm(polynomial, t, factors, MAX_DEGREE, &degree);
+    unsigned factors[MEMOPT_POLYNOMIAL_MAX_DEGREE], degree;
+    int64_t coefficient =
+        memoptPolynomialGetTerm(polynomial, t, factors, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
     MlirValue term = memoptBuildIndexConstant(builder, coefficient);
-    for (unsigned f = 0; f < degree && f < MAX_DEGREE && known; ++f) {
+    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE && known; ++f) {
       if (mlirValueIsNull(symbolValues[factors[f]]))
         symbolValues[factors[f]] = buildSymbolValue(builder, symbols, factors[f], anchor);
       known = !mlirValueIsNull(symbolValues[factors[f]]);
