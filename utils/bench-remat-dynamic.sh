@@ -9,7 +9,12 @@
 # inplace-elementwise + memory-schedule + remat with the limit as its
 # budget, gives the static-shape peak the dynamic one is
 # compared with (BladeDISC++'s claim: symbolic comparable to static). Times
-# are ratios of the thread's CPU time (see harness.md, Timing).
+# are ratios of the thread's CPU time (see harness.md, Timing). The work the
+# regenerations recomputed (memopt_rt's recomputed_ops_per_run, the element
+# operations remat-to-runtime costed them at) is given as a share of the
+# step's work, the function's element operations that the static remat
+# reports; beside it, the share the static remat recomputes. Unlike the
+# time, these do not vary from run to run.
 #
 # The limit is LIMIT_RATIO times the unoptimized peak of that size (measured
 # first); LIMIT_RATIO=0 passes a 1-byte limit, so everything evictable is
@@ -51,8 +56,8 @@ workloads=(
 row() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
 
 echo "pipeline: $pipeline; static: $(static_pipeline LIMIT); limit: $limit_ratio x unoptimized peak; bounds: $bounds"
-printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %s\n' workload dim peak_unopt peak_remat ratio \
-  peak_static dyn/stat time evictions outputs
+printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %s\n' workload dim peak_unopt peak_remat \
+  ratio peak_static dyn/stat time evictions recomp static_re outputs
 for entry in "${workloads[@]}"; do
   name="${entry%%|*}"
   args="${entry#*|}"
@@ -78,10 +83,17 @@ for entry in "${workloads[@]}"; do
     read -r _ peak_remat ratio <<< "$(row peak_bytes "$out")"
     read -r _ time <<< "$(row cpu_ms_median "$out" | awk '{ print $1, $3 }')"
     read -r _ evictions _ <<< "$(row evictions_per_run "$out")"
+    read -r _ recomputed _ <<< "$(row recomputed_ops_per_run "$out")"
+    # "... N element operations recomputed (P% of the function's W)": W is the step's work.
+    read -r static_share step_work <<< "$(sed -n "s/.*recomputed (\([0-9.]*\)% of the function's \([0-9.e+]*\)).*/\1 \2/p" \
+      "$out.static.err" | tail -1)"
+    [ -n "${step_work:-}" ] || { echo "bench-remat-dynamic: no remat remark for $name at $dim" >&2; exit 1; }
+    share="$(awk -v r="$recomputed" -v w="$step_work" 'BEGIN { printf "%.1f%%", 100 * r / w }')"
     peak_static="$(awk '$1 == "peak_bytes:" { print $2 }' "$out.static")"
     dyn_static="$(awk -v d="$peak_remat" -v s="$peak_static" 'BEGIN { printf "%.3f", d / s }')"
     outputs="$(awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$out")"
-    printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %s\n' "$name" "$dim" "$peak_unopt" \
-      "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$evictions" "$outputs"
+    printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %s\n' "$name" "$dim" "$peak_unopt" \
+      "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$evictions" "$share" \
+      "$static_share%" "$outputs"
   done
 done

@@ -43,6 +43,7 @@ static size_t registryCapacity;
 static atomic_int_fast64_t limitBytes;
 static atomic_int_fast64_t registeredCount;
 static atomic_int_fast64_t evictionCount;
+static atomic_int_fast64_t recomputedOperations;
 static int64_t currentPosition;
 
 static void fatal(const char *message, long long value) {
@@ -78,6 +79,8 @@ void memoptRtSetLimitBytes(int64_t bytes) {
 int64_t memoptRtLimitBytes(void) { return atomic_load(&limitBytes); }
 
 int64_t memoptRtEvictionCount(void) { return atomic_load(&evictionCount); }
+
+int64_t memoptRtRecomputedOperations(void) { return atomic_load(&recomputedOperations); }
 
 int64_t memoptRtEvictableCount(void) { return atomic_load(&registeredCount); }
 
@@ -177,6 +180,8 @@ int32_t memoptRtRestore(int64_t pointer, int64_t position) {
   size_t index = find(payload);
   bool evicted = index < registryCount && registry[index].evicted;
   int64_t bytes = evicted ? registry[index].bytes : 0;
+  if (evicted && registry[index].cost > 0)
+    atomic_fetch_add(&recomputedOperations, registry[index].cost);
   if (index < registryCount)
     removeAt(index);
   pthread_mutex_unlock(&registryLock);

@@ -19,6 +19,7 @@ static int64_t runStartCpuNanoseconds;
 static int64_t runLiveBefore;
 static int64_t runAllocationsBefore;
 static int64_t runEvictionsBefore;
+static int64_t runRecomputedBefore;
 static int64_t runsEnded;
 static MemoptRtRunRecord lastRecord;
 
@@ -41,6 +42,7 @@ void memoptRtRunBegin(void) {
   runLiveBefore = memoptRtLiveBytes();
   runAllocationsBefore = memoptRtAllocationCount();
   runEvictionsBefore = memoptRtEvictionCount();
+  runRecomputedBefore = memoptRtRecomputedOperations();
   memoptRtResetPeak();
   runStartCpuNanoseconds = nanosecondsOf(CLOCK_THREAD_CPUTIME_ID);
   runStartNanoseconds = nanosecondsOf(CLOCK_MONOTONIC);
@@ -64,15 +66,18 @@ void memoptRtRunEnd(void) {
       .liveAfterBytes = memoptRtLiveBytes(),
       .allocations = memoptRtAllocationCount() - runAllocationsBefore,
       .evictions = memoptRtEvictionCount() - runEvictionsBefore,
+      .recomputedOperations = memoptRtRecomputedOperations() - runRecomputedBefore,
   };
   lastRecord = record;
   ++runsEnded;
   printf("memopt-rt: run index=%lld time_ns=%lld cpu_ns=%lld peak_bytes=%lld "
-         "live_before_bytes=%lld live_after_bytes=%lld allocations=%lld evictions=%lld\n",
+         "live_before_bytes=%lld live_after_bytes=%lld allocations=%lld evictions=%lld "
+         "recomputed_ops=%lld\n",
          (long long)record.index, (long long)record.timeNanoseconds,
          (long long)record.cpuNanoseconds, (long long)record.peakBytes,
          (long long)record.liveBeforeBytes, (long long)record.liveAfterBytes,
-         (long long)record.allocations, (long long)record.evictions);
+         (long long)record.allocations, (long long)record.evictions,
+         (long long)record.recomputedOperations);
   fflush(stdout);
 }
 

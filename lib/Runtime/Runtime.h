@@ -94,6 +94,7 @@ typedef struct MemoptRtRunRecord {
   int64_t liveAfterBytes;   /* live bytes when the run ended */
   int64_t allocations;      /* allocations made during the run */
   int64_t evictions;        /* buffers evicted during the run (Eviction) */
+  int64_t recomputedOperations; /* element operations of the regenerations run (Eviction) */
 } MemoptRtRunRecord;
 
 /// Starts a run: resets the peak to the live bytes, then reads the clocks
@@ -102,7 +103,8 @@ void memoptRtRunBegin(void);
 
 /// Ends the run begun last: reads the clock first, then the counters, and
 /// prints "memopt-rt: run index=I time_ns=T cpu_ns=C peak_bytes=P
-/// live_before_bytes=B live_after_bytes=A allocations=N evictions=E" on standard output. Aborts with a message
+/// live_before_bytes=B live_after_bytes=A allocations=N evictions=E
+/// recomputed_ops=R" on standard output. Aborts with a message
 /// when no run was begun.
 void memoptRtRunEnd(void);
 
@@ -249,6 +251,10 @@ int32_t memoptRtRestore(int64_t pointer, int64_t position);
 
 /// Returns the number of buffers evicted since the library was loaded.
 int64_t memoptRtEvictionCount(void);
+
+/// Returns the element operations the program was told to recompute since the library was loaded
+/// (the costs of the evicted buffers restored; unknown costs count 0).
+int64_t memoptRtRecomputedOperations(void);
 
 /// Returns the number of buffers registered as evictable and not yet restored or freed.
 int64_t memoptRtEvictableCount(void);

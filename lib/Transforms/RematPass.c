@@ -38,11 +38,11 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
     memoptEmitOpDiagnostic(
         func, MlirDiagnosticRemark,
         "remat: estimated peak %llu -> %llu bytes (budget %llu bytes): %zu values recomputed, "
-        "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function); "
+        "%zu ops cloned, %.4g element operations recomputed (%.1f%% of the function's %.4g); "
         "%zu estimates, %zu candidates refused by the estimator",
         (unsigned long long)outcome.initialPeak, (unsigned long long)outcome.finalPeak,
         (unsigned long long)outcome.budget, outcome.steps, outcome.clonedOps, outcome.recomputeCost,
-        share, outcome.estimates, outcome.rejected);
+        share, outcome.functionCost, outcome.estimates, outcome.rejected);
   else
     memoptEmitOpDiagnostic(
         func, MlirDiagnosticRemark,
@@ -55,8 +55,8 @@ static MlirLogicalResult runRemat(MlirOperation func, const MemoptPassOptions *o
     memoptEmitOpDiagnostic(
         func, MlirDiagnosticRemark,
         "remat: kept %zu values recomputed, %zu ops cloned, %.4g element operations "
-        "recomputed (%.1f%% of the function)",
-        outcome.steps, outcome.clonedOps, outcome.recomputeCost, share);
+        "recomputed (%.1f%% of the function's %.4g)",
+        outcome.steps, outcome.clonedOps, outcome.recomputeCost, share, outcome.functionCost);
   return mlirLogicalResultSuccess();
 }
 

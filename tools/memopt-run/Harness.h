@@ -206,6 +206,7 @@ typedef struct HarnessRun {
   int64_t liveAfterBytes;
   int64_t allocations;
   int64_t evictions;        /* 0 when the report has no such field */
+  int64_t recomputedOperations; /* 0 when the report has no such field */
 } HarnessRun;
 
 typedef struct HarnessOutput {

@@ -67,6 +67,8 @@ static bool parseRun(const char *line, size_t length, size_t expectedIndex, Harn
   /* Evictions are optional: only a limit (--limit-bytes) causes any. */
   if (!integerField(line, length, "evictions", &run->evictions))
     run->evictions = 0;
+  if (!integerField(line, length, "recomputed_ops", &run->recomputedOperations))
+    run->recomputedOperations = 0;
   return integerField(line, length, "index", &index) && index == (int64_t)expectedIndex &&
          integerField(line, length, "time_ns", &run->timeNanoseconds) &&
          integerField(line, length, "cpu_ns", &run->cpuNanoseconds) &&

@@ -418,8 +418,11 @@ static void printSingle(const Harness *harness, const Variant *variant) {
   memoptStringBufferAppendFormat(&out, "inputs_bytes: %lld\n", (long long)m->runs[0].liveBeforeBytes);
   memoptStringBufferAppendFormat(&out, "peak_bytes: %lld\n", (long long)harnessPeakBytes(m));
   memoptStringBufferAppendFormat(&out, "allocations_per_run: %lld\n", (long long)last->allocations);
-  if (harness->options.limitBytes > 0)
+  if (harness->options.limitBytes > 0) {
     memoptStringBufferAppendFormat(&out, "evictions_per_run: %lld\n", (long long)last->evictions);
+    memoptStringBufferAppendFormat(&out, "recomputed_ops_per_run: %lld\n",
+                                   (long long)last->recomputedOperations);
+  }
   for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
     memoptStringBufferAppendFormat(&out, "%s %.6f\n", timeRows[i].median,
                                    harnessMedianMilliseconds(m, timeRows[i].clock));
@@ -486,8 +489,11 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
   appendIntegerRow(&out, "inputs_bytes:", b->runs[0].liveBeforeBytes, c->runs[0].liveBeforeBytes, false);
   appendIntegerRow(&out, "peak_bytes:", harnessPeakBytes(b), harnessPeakBytes(c), true);
   appendIntegerRow(&out, "allocations_per_run:", bLast->allocations, cLast->allocations, true);
-  if (harness->options.limitBytes > 0)
+  if (harness->options.limitBytes > 0) {
     appendIntegerRow(&out, "evictions_per_run:", bLast->evictions, cLast->evictions, false);
+    appendIntegerRow(&out, "recomputed_ops_per_run:", bLast->recomputedOperations,
+                     cLast->recomputedOperations, false);
+  }
   for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
     appendTimeRow(&out, timeRows[i].median, harnessMedianMilliseconds(b, timeRows[i].clock),
                   harnessMedianMilliseconds(c, timeRows[i].clock));
