@@ -563,6 +563,11 @@ double memoptOpRecomputeCost(MlirOperation op);
 /// `symbols`; NULL when some extent is unknown.
 MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols, MlirOperation op);
 
+/// Returns a new polynomial: the sum of memoptSymbolicRecomputeCost over `ops`; NULL when one is
+/// unknown.
+MemoptPolynomial *memoptSymbolicRecomputeCostOfOps(const MemoptShapeSymbols *symbols,
+                                                   const MlirOperation *ops, size_t count);
+
 /// The optimal rematerialization of a function found by Checkmate's ILP (RematOptimum.c).
 typedef struct MemoptRematOptimum {
   size_t nodes;           /* buffers in the ILP's graph */

@@ -194,3 +194,19 @@ MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols,
   }
   return cost;
 }
+
+MemoptPolynomial *memoptSymbolicRecomputeCostOfOps(const MemoptShapeSymbols *symbols,
+                                                   const MlirOperation *ops, size_t count) {
+  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
+  for (size_t i = 0; i < count && cost; ++i) {
+    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(symbols, ops[i]);
+    if (opCost)
+      memoptPolynomialAccumulate(cost, opCost, 1);
+    else {
+      memoptPolynomialDestroy(cost);
+      cost = NULL;
+    }
+    memoptPolynomialDestroy(opCost);
+  }
+  return cost;
+}

@@ -323,19 +323,11 @@ static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShape
 static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
                                        const MemoptShapeSymbols *symbols, MlirOperation regenerate,
                                        MlirOperation evict) {
-  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op) && cost;
-       op = mlirOperationGetNextInBlock(op)) {
-    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(symbols, op);
-    if (opCost) {
-      memoptPolynomialAccumulate(cost, opCost, 1);
-    } else {
-      memoptPolynomialDestroy(cost);
-      cost = NULL;
-    }
-    memoptPolynomialDestroy(opCost);
-  }
+  size_t count;
+  MlirOperation *ops = memoptBlockGetOperations(body, &count);
+  MemoptPolynomial *cost = memoptSymbolicRecomputeCostOfOps(symbols, ops, count);
+  free(ops);
   MlirValue value = cost && memoptPolynomialIsValid(cost)
                         ? buildPolynomial(builder, symbols, cost, evict)
                         : (MlirValue){NULL};
@@ -412,15 +404,7 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
     return mlirLogicalResultFailure();
   }
   memoptStringBufferDestroy(&error);
-  count = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    ++count;
-  MlirOperation *ops = memoptAllocateZeroed(count, sizeof *ops);
-  count = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    ops[count++] = op;
+  MlirOperation *ops = memoptBlockGetOperations(block, &count);
   for (size_t i = 0; i < count; ++i) {
     if (memoptOperationIsA(ops[i], "remat.evict")) {
       size_t next = i + 1;

@@ -65,6 +65,9 @@ bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 /// Returns true when `value` has exactly one use.
 bool memoptValueHasOneUse(MlirValue value);
 
+/// Returns the ops of `block` in order (a new array the caller frees) and their number in `count`.
+MlirOperation *memoptBlockGetOperations(MlirBlock block, size_t *count);
+
 /// Returns the op of `block` that is `op` or holds it, or a null op when `op` is not in `block`.
 MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block);
 

@@ -52,3 +52,16 @@ void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation s
   free(numbers);
   free(owners);
 }
+
+MlirOperation *memoptBlockGetOperations(MlirBlock block, size_t *count) {
+  *count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++*count;
+  MlirOperation *ops = memoptAllocateZeroed(*count ? *count : 1, sizeof *ops);
+  size_t index = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ops[index++] = op;
+  return ops;
+}

@@ -614,22 +614,6 @@ static void rewrite(const Context *context, const Candidate *candidate) {
   free(redirects.values);
 }
 
-/* The element operations of recomputing `candidate`'s chain; NULL when unknown. */
-static MemoptPolynomial *chainCost(const Context *context, const Candidate *candidate) {
-  MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
-  for (size_t i = 0; i < candidate->chainCount && cost; ++i) {
-    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(context->symbols, candidate->chain[i]);
-    if (opCost)
-      memoptPolynomialAccumulate(cost, opCost, 1);
-    else {
-      memoptPolynomialDestroy(cost);
-      cost = NULL;
-    }
-    memoptPolynomialDestroy(opCost);
-  }
-  return cost;
-}
-
 /* True when `a` surely costs less per byte to regenerate than `b`. */
 static bool cheaperPerByte(const MemoptShapeSymbols *symbols, const Candidate *a,
                            const Candidate *b) {
@@ -700,7 +684,8 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
     MlirOperation op = memoptMemoryProfileGetPositionOp(profile, p);
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && r < 4; ++r)
       if (findCandidate(&context, mlirOperationGetResult(op, r), p, &candidates[candidateCount])) {
-        candidates[candidateCount].cost = chainCost(&context, &candidates[candidateCount]);
+        candidates[candidateCount].cost = memoptSymbolicRecomputeCostOfOps(
+            symbols, candidates[candidateCount].chain, candidates[candidateCount].chainCount);
         ++candidateCount;
       }
   }
