@@ -215,8 +215,9 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      "the choices are the same)",
      NULL, 0, 0},
     {"recompute-inputs", MemoptOptionBool, "true",
-     "let a region recompute, chunk by chunk, inputs that cheap ops (elementwise, norms, linear "
-     "layers) computed from values live across it anyway, so the inputs die before it",
+     "when plain chunking misses the budget, run the stages again letting a region recompute, "
+     "chunk by chunk, inputs that cheap ops (elementwise, norms, linear layers) computed from "
+     "values live across it anyway, and keep the lower peak",
      NULL, 0, 0},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},
