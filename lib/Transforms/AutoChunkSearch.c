@@ -559,7 +559,7 @@ static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t pea
        * the peak away when it recomputes the peak's op, which then has no
        * reader left. */
       if (peak >= 0 && first > peak) {
-        if (last - peak < span)
+        if (search->limits->recomputeInputs && last - peak < span)
           tryRange(search, choice, peak);
       } else if (peak < 0 || last >= peak)
         tryRange(search, choice, -1);
