@@ -268,6 +268,7 @@ typedef struct Frame {
   bool isWindow;          /* func is a window: its return is not one of the function's positions */
   intptr_t prologue;      /* ops of func before the window's first op */
   intptr_t shift;         /* index in the function of func's op `prologue`, minus prologue */
+  intptr_t recomputeFrom; /* the first op of func's body that ranges may recompute */
   uint64_t passLive;      /* bytes live across the window that it does not use */
   uint64_t passAllocated; /* the same as allocated bytes */
   uint64_t *live, *allocated;
@@ -505,7 +506,7 @@ static void tryRange(Search *search, AutoChunkChoice choice, intptr_t watched) {
       rank = mlirShapedTypeGetRank(type);
   }
   choice.recomputedOps = 0;
-  choice.recomputeFrom = frame->isWindow ? frame->prologue : 0;
+  choice.recomputeFrom = frame->recomputeFrom;
   bool recompute = search->limits->recomputeInputs && choice.depth == 0;
   for (choice.dim = 0; choice.dim < rank; ++choice.dim) {
     MemoptStringBuffer why = memoptStringBufferCreate();
@@ -642,18 +643,23 @@ static void cutWindow(MlirOperation func, const MemoptMemoryProfile *profile, in
 }
 
 /* Chooses the ops around the peak position `peak` of `func` (positions are
- * ops of the body) that candidates may touch: maxRegionOps either side and
- * the chains before them that ranges may recompute, widened so that the ops just outside are not
- * chunk regions (whose lowering would blur the window's edge). */
+ * ops of the body) that candidates may touch: maxRegionOps either side and,
+ * when inputs may be recomputed, the chains before them that ranges could
+ * recompute, up to maxRegionOps further back (a chain through residual sums
+ * could otherwise reach the start of the model), widened so that the ops
+ * just outside are not chunk regions (whose lowering would blur the
+ * window's edge). Recomputation copies no op before the window, whether
+ * candidates are measured on it or on the whole function. */
 static void windowBounds(MlirOperation func, intptr_t peak, const AutoChunkLimits *limits,
                          intptr_t *first, intptr_t *last) {
   MlirBlock body = functionBody(func);
   intptr_t terminator = countOps(body) - 1, span = limits->maxRegionOps;
   *first = peak - span + 1 > 0 ? peak - span + 1 : 0;
   *last = peak + span - 1 < terminator - 1 ? peak + span - 1 : terminator - 1;
-  /* Ranges may recompute inputs from ops further back than the span. */
-  if (limits->recomputeInputs)
-    *first = memoptChunkRederiveReach(body, *first, *last);
+  if (limits->recomputeInputs) {
+    intptr_t reach = memoptChunkRederiveReach(body, *first, *last);
+    *first = reach > *first - span ? reach : (*first - span > 0 ? *first - span : 0);
+  }
   while (*first > 0 && memoptOperationIsA(nthOp(body, *first - 1), "chunk.region"))
     --*first;
   while (memoptOperationIsA(nthOp(body, *last + 1), "chunk.region"))
@@ -697,6 +703,7 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
   loweredDestroy(&lowered);
   if (measured && !limits->wholeFunction && (first > 0 || last + 2 < countOps(functionBody(func))))
     cutWindow(func, profile, first, last, &frame);
+  frame.recomputeFrom = frame.isWindow ? frame.prologue : first;
   if (!frame.isWindow)
     frame.positions = frame.windowStart = frame.windowEnd = 0; /* the copies hold every position */
   memoptMemoryProfileDestroy(profile);
