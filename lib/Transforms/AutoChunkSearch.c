@@ -8,7 +8,9 @@
  *
  * Speed cost, in byte-equivalents: every chunk re-reads the tensors its ops
  * read whole (weights, hoisted values) and runs each op once more, so
- *   cost = chunks x (bytes read whole + chunked ops x launch cost).
+ *   cost = chunks x (bytes read whole + chunked ops x launch cost),
+ * plus, for a range that recomputes inputs (ChunkRederive.c), the bytes the
+ * recomputing ops write again.
  * Slices of the innermost dimension of a value of rank 2 or more below
  * `minInnerChunk` elements are not considered: they would defeat
  * vectorization. (A 1-D value, such as a per-row maximum, is computed element
@@ -420,8 +422,6 @@ typedef struct Search {
   bool anyPlan;               /* some range was legal */
 } Search;
 
-/* Tries every chunk dimension of the range [first, last] of the block
- * `choice` describes. */
 /* Sizes, measures and weighs `choice`, planned as `plan`: keeps it as the
  * best when it is. `recomputedBytes` are written again by recomputed inputs. */
 static void weigh(Search *search, AutoChunkChoice choice, const MemoptChunkPlan *plan,
