@@ -11,6 +11,8 @@
 // RUN: memopt-opt %s --autochunk=budget=10000 2>&1 | FileCheck %s
 // RUN: memopt-opt %s --autochunk="budget=10000 recompute-inputs=false allow-partial=true" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PLAIN
+// RUN: memopt-opt %s --autochunk="budget=10000 report=%t.json" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
 // RUN: memopt-run %s --compare --runs=1 --tolerance=0 \
 // RUN:   --pipeline='builtin.module(autochunk{budget=10000},func.func(chunk-to-scf))' \
 // RUN:   | FileCheck %s --check-prefix=EXEC
@@ -35,6 +37,9 @@
 // CHECK: chunk_size = 4 : i64, input_dims = array<i64: 0>{{.*}}output_dims = array<i64: 0>
 
 // PLAIN: remark: autochunk: the budget of 10000 bytes is out of reach: the best is 12288 bytes (from 16384) after 1 stages
+
+// REPORT: "hoisted_ops": 2,
+// REPORT-NEXT: "recomputed_ops": 4,
 
 // EXEC: peak_bytes: 16384 9728 0.594
 // EXEC: outputs: bit-identical
