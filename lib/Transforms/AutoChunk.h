@@ -20,6 +20,7 @@ typedef struct AutoChunkLimits {
   uint64_t launchCost;     /* byte-equivalent cost of running one op once more */
   int64_t minInnerChunk;   /* smallest slice of a value's innermost dimension */
   bool wholeFunction;      /* measure candidates on the whole function, not a window around the peak */
+  bool recomputeInputs;    /* also try ranges that recompute inputs from values live anyway */
 } AutoChunkLimits;
 
 /// One chunking decision: a range of ops in a block of the function, the
@@ -34,6 +35,8 @@ typedef struct AutoChunkChoice {
                          peak elsewhere keeps the peak, but the area still falls */
   double cost;        /* modeled extra work, in byte-equivalents */
   intptr_t chunkedOps, hoistedOps;
+  intptr_t recomputedOps; /* ops cloned into the range to recompute its inputs (0: none) */
+  intptr_t recomputeFrom; /* the first op of the block such clones may copy */
   intptr_t measuredOps; /* ops of the function candidates were measured on: a window, or the body */
 } AutoChunkChoice;
 

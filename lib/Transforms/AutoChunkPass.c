@@ -25,6 +25,74 @@ static MemoptMemoryProfile *profileOf(MlirOperation func) {
   return profile;
 }
 
+/* The stages run on one working copy of a function. */
+typedef struct Attempt {
+  MlirOperation work; /* the copy beside the function, chunked */
+  uint64_t peak;      /* its estimated peak after the stages */
+  long long stages;
+  AutoChunkChoice *choices;  /* per stage */
+  uint64_t *peaksBefore;     /* per stage */
+  char **messages;           /* per stage: its remark, emitted once the stages are kept */
+  MlirLocation *locations;   /* per stage: where the remark goes */
+  MemoptStringBuffer reason; /* why the stages stopped short of the budget */
+} Attempt;
+
+/* Runs up to `maxStages` stages on a copy of `func` (which keeps its place
+ * and name) until `limits` are met or nothing lowers the peak any more. */
+static Attempt runStages(MlirOperation func, const AutoChunkLimits *limits, uint64_t initialPeak,
+                         long long maxStages) {
+  Attempt attempt = {.work = mlirOperationClone(func),
+                     .peak = initialPeak,
+                     .choices = malloc(sizeof(AutoChunkChoice) * (size_t)maxStages),
+                     .peaksBefore = malloc(sizeof(uint64_t) * (size_t)maxStages),
+                     .messages = malloc(sizeof(char *) * (size_t)maxStages),
+                     .locations = malloc(sizeof(MlirLocation) * (size_t)maxStages),
+                     .reason = memoptStringBufferCreate()};
+  if (!attempt.choices || !attempt.peaksBefore || !attempt.messages || !attempt.locations)
+    abort();
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, attempt.work);
+  for (; attempt.stages < maxStages && attempt.peak > limits->budget; ++attempt.stages) {
+    AutoChunkChoice choice;
+    memoptStringBufferClear(&attempt.reason);
+    if (!autoChunkSearch(attempt.work, limits, &choice, &attempt.reason))
+      break;
+    MlirOperation region = autoChunkApply(attempt.work, &choice);
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(
+        &message,
+        "autochunk stage %lld: %ld ops chunked along dimension %lld in %lld chunks of %lld "
+        "(%ld hoisted); estimated peak %llu -> %llu bytes",
+        attempt.stages + 1, (long)choice.chunkedOps, (long long)choice.dim,
+        (long long)(choice.extent / choice.chunkSize), (long long)choice.chunkSize,
+        (long)choice.hoistedOps, (unsigned long long)attempt.peak,
+        (unsigned long long)choice.peakBytes);
+    if (choice.recomputedOps)
+      memoptStringBufferAppendFormat(
+          &message, "; %ld of the ops recompute inputs from values live across the region",
+          (long)choice.recomputedOps);
+    attempt.choices[attempt.stages] = choice;
+    attempt.peaksBefore[attempt.stages] = attempt.peak;
+    attempt.peak = choice.peakBytes;
+    /* The region has the location of the last op it took in. */
+    attempt.locations[attempt.stages] = mlirOperationGetLocation(region);
+    attempt.messages[attempt.stages] = memoptStringBufferRelease(&message);
+  }
+  return attempt;
+}
+
+/* Frees what `attempt` holds; erases its copy unless `keepWork`. */
+static void attemptDestroy(Attempt *attempt, bool keepWork) {
+  if (!keepWork)
+    mlirOperationDestroy(attempt->work);
+  for (long long i = 0; i < attempt->stages; ++i)
+    free(attempt->messages[i]);
+  free(attempt->choices);
+  free(attempt->peaksBefore);
+  free(attempt->messages);
+  free(attempt->locations);
+  memoptStringBufferDestroy(&attempt->reason);
+}
+
 /* Chunks a working copy of `func` (which keeps its place and name until the
  * outcome is known); records what it did in `report`. Returns the function
  * that now stands where `func` stood. */
@@ -52,58 +120,38 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
       .launchCost = (uint64_t)memoptPassOptionsGetInteger(options, "launch-cost"),
       .minInnerChunk = memoptPassOptionsGetInteger(options, "min-inner-chunk"),
       .wholeFunction = memoptPassOptionsGetBool(options, "whole-function-evaluation"),
+      .recomputeInputs = false,
   };
   AutoChunkReportFunction *entry = autoChunkReportAddFunction(report, func, limits.budget, profile);
   memoptMemoryProfileDestroy(profile);
 
   /* Stages run on a copy beside the function, so the function stays as it
-   * was when the budget cannot be met (unless allow-partial). */
-  MlirOperation work = mlirOperationClone(func);
-  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, work);
-  uint64_t peak = initialPeak;
+   * was when the budget cannot be met (unless allow-partial). Recomputing
+   * inputs costs speed and changes which regions the stages build, so it is
+   * tried only when plain chunking misses the budget, and kept only when it
+   * gets lower. */
   long long maxStages = memoptPassOptionsGetInteger(options, "max-stages");
-  long long stage = 0;
-  MemoptStringBuffer reason = memoptStringBufferCreate();
-  /* Stage remarks wait until the stages are known to be kept. */
-  char **stageMessages = malloc(sizeof *stageMessages * (size_t)maxStages);
-  MlirLocation *stageLocations = malloc(sizeof *stageLocations * (size_t)maxStages);
-  if (!stageMessages || !stageLocations)
-    abort();
-  for (; stage < maxStages && peak > limits.budget; ++stage) {
-    AutoChunkChoice choice;
-    memoptStringBufferClear(&reason);
-    if (!autoChunkSearch(work, &limits, &choice, &reason))
-      break;
-    MlirOperation region = autoChunkApply(work, &choice);
-    MemoptStringBuffer message = memoptStringBufferCreate();
-    memoptStringBufferAppendFormat(
-        &message,
-        "autochunk stage %lld: %ld ops chunked along dimension %lld in %lld chunks of %lld "
-        "(%ld hoisted); estimated peak %llu -> %llu bytes",
-        stage + 1, (long)choice.chunkedOps, (long long)choice.dim,
-        (long long)(choice.extent / choice.chunkSize), (long long)choice.chunkSize,
-        (long)choice.hoistedOps, (unsigned long long)peak, (unsigned long long)choice.peakBytes);
-    autoChunkReportAddStage(entry, &choice, peak);
-    peak = choice.peakBytes;
-    /* The region has the location of the last op it took in. */
-    stageLocations[stage] = mlirOperationGetLocation(region);
-    stageMessages[stage] = memoptStringBufferRelease(&message);
+  Attempt attempt = runStages(func, &limits, initialPeak, maxStages);
+  if (attempt.peak > limits.budget && memoptPassOptionsGetBool(options, "recompute-inputs")) {
+    limits.recomputeInputs = true;
+    Attempt recomputing = runStages(func, &limits, initialPeak, maxStages);
+    bool lower = recomputing.peak < attempt.peak;
+    attemptDestroy(lower ? &attempt : &recomputing, false);
+    if (lower)
+      attempt = recomputing;
   }
+  uint64_t peak = attempt.peak;
+  long long stage = attempt.stages;
   bool met = peak <= limits.budget;
   bool keep = stage > 0 && (met || memoptPassOptionsGetBool(options, "allow-partial"));
-  for (long long i = 0; i < stage; ++i) {
-    if (keep)
-      memoptEmitDiagnostic(stageLocations[i], MlirDiagnosticRemark, stageMessages[i]);
-    free(stageMessages[i]);
+  for (long long i = 0; i < stage && keep; ++i) {
+    memoptEmitDiagnostic(attempt.locations[i], MlirDiagnosticRemark, attempt.messages[i]);
+    autoChunkReportAddStage(entry, &attempt.choices[i], attempt.peaksBefore[i]);
   }
-  free(stageMessages);
-  free(stageLocations);
   MlirOperation result = func;
   if (keep) {
     mlirOperationDestroy(func);
-    result = work;
-  } else {
-    mlirOperationDestroy(work);
+    result = attempt.work;
   }
   profile = profileOf(result);
   if (profile)
@@ -122,9 +170,9 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
         "%llu) after %lld stages, then %s; %s",
         (unsigned long long)limits.budget, (unsigned long long)peak,
         (unsigned long long)initialPeak, stage,
-        stage == maxStages ? "max-stages was reached" : memoptStringBufferGet(&reason),
+        stage == maxStages ? "max-stages was reached" : memoptStringBufferGet(&attempt.reason),
         keep ? "the stages are kept (allow-partial)" : "the function is left unchanged");
-  memoptStringBufferDestroy(&reason);
+  attemptDestroy(&attempt, keep);
   return result;
 }
 
@@ -166,10 +214,15 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      "measure each candidate on the whole function instead of a window around the peak (slower; "
      "the choices are the same)",
      NULL, 0, 0},
+    {"recompute-inputs", MemoptOptionBool, "true",
+     "when plain chunking misses the budget, run the stages again letting a region recompute, "
+     "chunk by chunk, inputs that cheap ops (elementwise, norms, linear layers) computed from "
+     "values live across it anyway, and keep the lower peak",
+     NULL, 0, 0},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},
-    {"report", MemoptOptionString, "", "write a JSON report of the decisions to this file", NULL,
-     0, 0},
+    {"report", MemoptOptionString, "", "write a JSON report of the decisions to this file", NULL, 0,
+     0},
     {"timeline", MemoptOptionString, "",
      "write an SVG picture of live bytes by op position, before and after", NULL, 0, 0},
 };

@@ -103,15 +103,15 @@ static json_t *stageJson(const Stage *stage) {
   json_t *path = json_array();
   for (int level = 0; level < choice->depth; ++level)
     json_array_append_new(path, json_integer(choice->blockPath[level]));
-  return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}", "block_path", path,
-                   "first_op", (json_int_t)choice->first, "last_op", (json_int_t)choice->last,
-                   "chunk_dim", (json_int_t)choice->dim, "chunk_size",
+  return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
+                   "block_path", path, "first_op", (json_int_t)choice->first, "last_op",
+                   (json_int_t)choice->last, "chunk_dim", (json_int_t)choice->dim, "chunk_size",
                    (json_int_t)choice->chunkSize, "chunks",
                    (json_int_t)(choice->extent / choice->chunkSize), "chunked_ops",
                    (json_int_t)choice->chunkedOps, "hoisted_ops", (json_int_t)choice->hoistedOps,
-                   "peak_before_bytes", (json_int_t)stage->peakBefore, "peak_after_bytes",
-                   (json_int_t)choice->peakBytes, "speed_cost", choice->cost, "measured_on_ops",
-                   (json_int_t)choice->measuredOps);
+                   "recomputed_ops", (json_int_t)choice->recomputedOps, "peak_before_bytes",
+                   (json_int_t)stage->peakBefore, "peak_after_bytes", (json_int_t)choice->peakBytes,
+                   "speed_cost", choice->cost, "measured_on_ops", (json_int_t)choice->measuredOps);
 }
 
 bool autoChunkReportWriteJson(const AutoChunkReport *report, const char *path,

@@ -8,7 +8,9 @@
  *
  * Speed cost, in byte-equivalents: every chunk re-reads the tensors its ops
  * read whole (weights, hoisted values) and runs each op once more, so
- *   cost = chunks x (bytes read whole + chunked ops x launch cost).
+ *   cost = chunks x (bytes read whole + chunked ops x launch cost),
+ * plus, for a range that recomputes inputs (ChunkRederive.c), the bytes the
+ * recomputing ops write again.
  * Slices of the innermost dimension of a value of rank 2 or more below
  * `minInnerChunk` elements are not considered: they would defeat
  * vectorization. (A 1-D value, such as a per-row maximum, is computed element
@@ -61,11 +63,49 @@ static MlirBlock blockOf(MlirOperation func, const AutoChunkChoice *choice) {
   return block;
 }
 
+/* The values `plan` slices, into a new array (the caller frees it). */
+static MlirValue *slicedInputs(const MemoptChunkPlan *plan) {
+  intptr_t count = memoptChunkPlanNumInputs(plan);
+  MlirValue *inputs = malloc(sizeof *inputs * (size_t)(count ? count : 1));
+  if (!inputs)
+    abort();
+  for (intptr_t i = 0; i < count; ++i) {
+    int64_t dim;
+    inputs[i] = memoptChunkPlanInput(plan, i, &dim);
+  }
+  return inputs;
+}
+
+/* Recomputes in the range of `choice` the inputs that `plain`, its plan
+ * without recomputation, slices (or, without `apply`, says what that would
+ * do); [*first, *last] becomes the range with the clones. */
+static MemoptRederive recomputeSliced(MlirBlock block, const AutoChunkChoice *choice,
+                                      const MemoptChunkPlan *plain, intptr_t *first, intptr_t *last,
+                                      intptr_t watched, bool apply) {
+  MlirValue *inputs = slicedInputs(plain);
+  MemoptRederive rederive =
+      memoptChunkRederiveInputs(block, choice->recomputeFrom, first, last, inputs,
+                                memoptChunkPlanNumInputs(plain), watched, apply);
+  free(inputs);
+  return rederive;
+}
+
+/* Plans the range of `choice` in `func`, recomputing the inputs it slices
+ * first when the choice does (which rewrites the block before the range). */
 static MemoptChunkPlan *planOf(MlirOperation func, const AutoChunkChoice *choice,
                                MemoptStringBuffer *reason) {
   MlirBlock block = blockOf(func, choice);
-  return memoptChunkPlanCreate(nthOp(block, choice->first), nthOp(block, choice->last),
-                               choice->dim, reason);
+  intptr_t first = choice->first, last = choice->last;
+  MemoptChunkPlan *plan =
+      memoptChunkPlanCreate(nthOp(block, first), nthOp(block, last), choice->dim, reason);
+  if (!plan || !choice->recomputedOps)
+    return plan;
+  MemoptRederive rederive = recomputeSliced(block, choice, plan, &first, &last, -1, true);
+  memoptChunkPlanDestroy(plan);
+  /* The search recomputed the same ops on the same IR. */
+  if (rederive.clones != choice->recomputedOps)
+    abort();
+  return memoptChunkPlanCreate(nthOp(block, first), nthOp(block, last), choice->dim, reason);
 }
 
 MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice) {
@@ -230,6 +270,7 @@ typedef struct Frame {
   bool isWindow;          /* func is a window: its return is not one of the function's positions */
   intptr_t prologue;      /* ops of func before the window's first op */
   intptr_t shift;         /* index in the function of func's op `prologue`, minus prologue */
+  intptr_t recomputeFrom; /* the first op of func's body that ranges may recompute */
   uint64_t passLive;      /* bytes live across the window that it does not use */
   uint64_t passAllocated; /* the same as allocated bytes */
   uint64_t *live, *allocated;
@@ -381,10 +422,82 @@ typedef struct Search {
   bool anyPlan;               /* some range was legal */
 } Search;
 
-/* Tries every chunk dimension of the range [first, last] of the block
- * `choice` describes. */
-static void tryRange(Search *search, AutoChunkChoice choice) {
-  MlirBlock block = blockOf(search->frame->func, &choice);
+/* Sizes, measures and weighs `choice`, planned as `plan`: keeps it as the
+ * best when it is. `recomputedBytes` are written again by recomputed inputs. */
+static void weigh(Search *search, AutoChunkChoice choice, const MemoptChunkPlan *plan,
+                  uint64_t recomputedBytes) {
+  /* A range whose first or last op would be hoisted builds the region of
+   * the range without that op, which is tried on its own. */
+  if (choice.first < choice.last &&
+      (memoptChunkPlanOpIsHoisted(plan, 0) ||
+       memoptChunkPlanOpIsHoisted(plan, memoptChunkPlanNumOps(plan) - 1)))
+    return;
+  /* The recomputed ops lead the range: one computed whole before the loop
+   * would only repeat work. */
+  for (intptr_t i = 0; i < choice.recomputedOps; ++i)
+    if (memoptChunkPlanOpIsHoisted(plan, i))
+      return;
+  int64_t sizes[256];
+  intptr_t count = chunkSizes(plan, search->limits, sizes, 256);
+  choice.extent = memoptChunkPlanExtent(plan);
+  choice.chunkedOps = choice.hoistedOps = 0;
+  for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i)
+    memoptChunkPlanOpIsHoisted(plan, i) ? ++choice.hoistedOps : ++choice.chunkedOps;
+  uint64_t wholeBytes = wholeReadBytes(plan);
+  if (count == 0)
+    return;
+  /* The region itself must fit the budget: the largest size whose region
+   * does is taken (fewest iterations), else the smallest (most saving).
+   * Other peaks of the function are later stages' work. */
+  Outcome outcome;
+  choice.chunkSize = sizes[0];
+  if (!evaluate(search->frame, &choice, &outcome))
+    return;
+  if (outcome.regionPeak <= search->limits->budget) {
+    intptr_t low = 0, high = count - 1; /* sizes[low] fits */
+    while (low < high) {
+      intptr_t middle = (low + high + 1) / 2;
+      AutoChunkChoice trial = choice;
+      trial.chunkSize = sizes[middle];
+      Outcome trialOutcome;
+      if (evaluate(search->frame, &trial, &trialOutcome) &&
+          trialOutcome.regionPeak <= search->limits->budget) {
+        low = middle;
+        outcome = trialOutcome;
+      } else {
+        high = middle - 1;
+      }
+    }
+    choice.chunkSize = sizes[low];
+  }
+  choice.peakBytes = outcome.peak;
+  choice.area = outcome.area;
+  int64_t chunks = choice.extent / choice.chunkSize;
+  choice.cost = (double)chunks * ((double)wholeBytes +
+                                  (double)choice.chunkedOps * (double)search->limits->launchCost) +
+                (double)recomputedBytes;
+  /* With an equal peak elsewhere (two attention blocks), chunking one of
+   * them keeps the peak but removes positions at it; a choice that only
+   * shaves bytes off other positions is no progress. */
+  /* Small chunks can cost more in allocator alignment than they save:
+   * the bytes actually allocated must not rise. */
+  /* Recomputing inputs must pay for itself: it lowers the peak. */
+  bool progress = (choice.peakBytes < search->currentPeak ||
+                   (choice.peakBytes == search->currentPeak && !choice.recomputedOps &&
+                    outcome.peakPositions < search->currentPeakPositions)) &&
+                  outcome.allocatedPeak <= search->currentAllocatedPeak;
+  if (progress && better(&choice, &search->best, search->haveBest, search->limits->budget)) {
+    search->best = choice;
+    search->haveBest = true;
+  }
+}
+
+/* Tries the range of `choice`, as it is (unless `watched` is an op index)
+ * and recomputing the inputs it slices (function body only; then, when
+ * `watched` is not -1, only if that erases op `watched` of the body). */
+static void tryRange(Search *search, AutoChunkChoice choice, intptr_t watched) {
+  const Frame *frame = search->frame;
+  MlirBlock block = blockOf(frame->func, &choice);
   MlirOperation lastOp = nthOp(block, choice.last);
   int64_t rank = 0;
   for (intptr_t r = 0; r < mlirOperationGetNumResults(lastOp); ++r) {
@@ -392,93 +505,65 @@ static void tryRange(Search *search, AutoChunkChoice choice) {
     if (mlirTypeIsARankedTensor(type) && mlirShapedTypeGetRank(type) > rank)
       rank = mlirShapedTypeGetRank(type);
   }
+  choice.recomputedOps = 0;
+  choice.recomputeFrom = frame->recomputeFrom;
+  bool recompute = search->limits->recomputeInputs && choice.depth == 0;
   for (choice.dim = 0; choice.dim < rank; ++choice.dim) {
     MemoptStringBuffer why = memoptStringBufferCreate();
-    MemoptChunkPlan *plan = planOf(search->frame->func, &choice, &why);
+    MemoptChunkPlan *plan = planOf(frame->func, &choice, &why);
     if (!plan) {
-      if (!search->reason->length)
+      if (!search->reason->length && watched < 0)
         memoptStringBufferAppendCString(search->reason, why.data);
       memoptStringBufferDestroy(&why);
       continue;
     }
     memoptStringBufferDestroy(&why);
-    search->anyPlan = true;
-    /* A range whose first or last op would be hoisted builds the region of
-     * the range without that op, which is tried on its own. */
-    if (choice.first < choice.last &&
-        (memoptChunkPlanOpIsHoisted(plan, 0) ||
-         memoptChunkPlanOpIsHoisted(plan, memoptChunkPlanNumOps(plan) - 1))) {
-      memoptChunkPlanDestroy(plan);
-      continue;
+    if (watched < 0) {
+      search->anyPlan = true;
+      weigh(search, choice, plan, 0);
     }
-    int64_t sizes[256];
-    intptr_t count = chunkSizes(plan, search->limits, sizes, 256);
-    choice.extent = memoptChunkPlanExtent(plan);
-    choice.chunkedOps = choice.hoistedOps = 0;
-    for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i)
-      memoptChunkPlanOpIsHoisted(plan, i) ? ++choice.hoistedOps : ++choice.chunkedOps;
-    uint64_t wholeBytes = wholeReadBytes(plan);
+    intptr_t first = choice.first, last = choice.last;
+    MemoptRederive rederive =
+        recompute ? recomputeSliced(block, &choice, plan, &first, &last, watched, false)
+                  : (MemoptRederive){0, 0, false};
     memoptChunkPlanDestroy(plan);
-    if (count == 0)
+    if (!rederive.clones || (watched >= 0 && !rederive.removesWatched))
       continue;
-    /* The region itself must fit the budget: the largest size whose region
-     * does is taken (fewest iterations), else the smallest (most saving).
-     * Other peaks of the function are later stages' work. */
-    Outcome outcome;
-    choice.chunkSize = sizes[0];
-    if (!evaluate(search->frame, &choice, &outcome))
-      continue;
-    if (outcome.regionPeak <= search->limits->budget) {
-      intptr_t low = 0, high = count - 1; /* sizes[low] fits */
-      while (low < high) {
-        intptr_t middle = (low + high + 1) / 2;
-        AutoChunkChoice trial = choice;
-        trial.chunkSize = sizes[middle];
-        Outcome trialOutcome;
-        if (evaluate(search->frame, &trial, &trialOutcome) &&
-            trialOutcome.regionPeak <= search->limits->budget) {
-          low = middle;
-          outcome = trialOutcome;
-        } else {
-          high = middle - 1;
-        }
-      }
-      choice.chunkSize = sizes[low];
+    /* Recomputing rewrites the block: plan on a copy. */
+    AutoChunkChoice recomputing = choice;
+    recomputing.recomputedOps = rederive.clones;
+    MlirOperation copy = copyBeside(frame->func);
+    MemoptStringBuffer ignored = memoptStringBufferCreate();
+    MemoptChunkPlan *recomputed = planOf(copy, &recomputing, &ignored);
+    memoptStringBufferDestroy(&ignored);
+    if (recomputed) {
+      search->anyPlan = true;
+      weigh(search, recomputing, recomputed, rederive.recomputedBytes);
     }
-    choice.peakBytes = outcome.peak;
-    choice.area = outcome.area;
-    int64_t chunks = choice.extent / choice.chunkSize;
-    choice.cost = (double)chunks * ((double)wholeBytes +
-                                    (double)choice.chunkedOps * (double)search->limits->launchCost);
-    /* With an equal peak elsewhere (two attention blocks), chunking one of
-     * them keeps the peak but removes positions at it; a choice that only
-     * shaves bytes off other positions is no progress. */
-    /* Small chunks can cost more in allocator alignment than they save:
-     * the bytes actually allocated must not rise. */
-    bool progress = (choice.peakBytes < search->currentPeak ||
-                     (choice.peakBytes == search->currentPeak &&
-                      outcome.peakPositions < search->currentPeakPositions)) &&
-                    outcome.allocatedPeak <= search->currentAllocatedPeak;
-    if (progress && better(&choice, &search->best, search->haveBest, search->limits->budget)) {
-      search->best = choice;
-      search->haveBest = true;
-    }
+    memoptChunkPlanDestroy(recomputed);
+    mlirOperationDestroy(copy);
   }
 }
 
 /* Tries the ranges of at most maxRegionOps ops in `choice`'s block that
- * contain op `peak` (every range when peak is -1). */
+ * contain op `peak` (every range when peak is -1), and those after it that
+ * recompute it. */
 static void tryRangesAround(Search *search, AutoChunkChoice choice, intptr_t peak) {
   MlirBlock block = blockOf(search->frame->func, &choice);
   intptr_t count = countOps(block) - 1; /* the terminator stays */
   intptr_t span = search->limits->maxRegionOps;
   for (intptr_t first = 0; first < count; ++first)
     for (intptr_t last = first; last < count && last - first < span; ++last) {
-      if (peak >= 0 && (first > peak || last < peak))
-        continue;
       choice.first = first;
       choice.last = last;
-      tryRange(search, choice);
+      /* A range after the peak (and within the window's span of it) takes
+       * the peak away when it recomputes the peak's op, which then has no
+       * reader left. */
+      if (peak >= 0 && first > peak) {
+        if (search->limits->recomputeInputs && last - peak < span)
+          tryRange(search, choice, peak);
+      } else if (peak < 0 || last >= peak)
+        tryRange(search, choice, -1);
     }
 }
 
@@ -558,15 +643,23 @@ static void cutWindow(MlirOperation func, const MemoptMemoryProfile *profile, in
 }
 
 /* Chooses the ops around the peak position `peak` of `func` (positions are
- * ops of the body) that candidates may touch: maxRegionOps either side,
- * widened so that the ops just outside are not chunk regions (whose lowering
- * would blur the window's edge). */
-static void windowBounds(MlirOperation func, intptr_t peak, intptr_t span, intptr_t *first,
-                         intptr_t *last) {
+ * ops of the body) that candidates may touch: maxRegionOps either side and,
+ * when inputs may be recomputed, the chains before them that ranges could
+ * recompute, up to maxRegionOps further back (a chain through residual sums
+ * could otherwise reach the start of the model), widened so that the ops
+ * just outside are not chunk regions (whose lowering would blur the
+ * window's edge). Recomputation copies no op before the window, whether
+ * candidates are measured on it or on the whole function. */
+static void windowBounds(MlirOperation func, intptr_t peak, const AutoChunkLimits *limits,
+                         intptr_t *first, intptr_t *last) {
   MlirBlock body = functionBody(func);
-  intptr_t terminator = countOps(body) - 1;
+  intptr_t terminator = countOps(body) - 1, span = limits->maxRegionOps;
   *first = peak - span + 1 > 0 ? peak - span + 1 : 0;
   *last = peak + span - 1 < terminator - 1 ? peak + span - 1 : terminator - 1;
+  if (limits->recomputeInputs) {
+    intptr_t reach = memoptChunkRederiveReach(body, *first, *last);
+    *first = reach > *first - span ? reach : (*first - span > 0 ? *first - span : 0);
+  }
   while (*first > 0 && memoptOperationIsA(nthOp(body, *first - 1), "chunk.region"))
     --*first;
   while (memoptOperationIsA(nthOp(body, *last + 1), "chunk.region"))
@@ -580,6 +673,7 @@ static void choiceInFunction(const Frame *frame, AutoChunkChoice *choice) {
   if (choice->depth == 0) {
     choice->first += frame->shift;
     choice->last += frame->shift;
+    choice->recomputeFrom += frame->shift;
   } else {
     choice->blockPath[0] += frame->shift;
   }
@@ -604,16 +698,24 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
                      memoptMemoryProfileGetPeakAllocatedBytes(profile)};
   Frame frame = {.func = func};
   intptr_t first, last;
-  windowBounds(func, peak, limits->maxRegionOps, &first, &last);
+  windowBounds(func, peak, limits, &first, &last);
   bool measured = measureFunction(&lowered, first, last, &frame, &current);
   loweredDestroy(&lowered);
   if (measured && !limits->wholeFunction && (first > 0 || last + 2 < countOps(functionBody(func))))
     cutWindow(func, profile, first, last, &frame);
+  frame.recomputeFrom = frame.isWindow ? frame.prologue : first;
   if (!frame.isWindow)
     frame.positions = frame.windowStart = frame.windowEnd = 0; /* the copies hold every position */
   memoptMemoryProfileDestroy(profile);
-  Search search = {&frame, limits, current.peak, current.peakPositions, current.allocatedPeak,
-                   {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false, reason, false};
+  Search search = {&frame,
+                   limits,
+                   current.peak,
+                   current.peakPositions,
+                   current.allocatedPeak,
+                   {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                   false,
+                   reason,
+                   false};
   AutoChunkChoice top = search.best;
   intptr_t peakIndex = peak - (frame.isWindow ? frame.shift : 0);
   tryRangesAround(&search, top, peakIndex);
