@@ -362,6 +362,11 @@ const MemoptPolynomial *memoptShapeSymbolsGetDimSize(const MemoptShapeSymbols *s
 const MemoptPolynomial *memoptShapeSymbolsGetIndexValue(const MemoptShapeSymbols *symbols,
                                                         MlirValue value);
 
+/// Returns a new polynomial: the elements of a ranked tensor or memref value (static extents from
+/// its type), NULL when unknown.
+MemoptPolynomial *memoptShapeSymbolsGetElementCount(const MemoptShapeSymbols *symbols,
+                                                    MlirValue value);
+
 /// Returns a new polynomial: the payload bytes of a ranked tensor or memref value, NULL when unknown.
 MemoptPolynomial *memoptShapeSymbolsGetByteSize(const MemoptShapeSymbols *symbols,
                                                 MlirValue value);

@@ -135,24 +135,17 @@ static MemoptPolynomial *symbolicLoopExtent(const MemoptShapeSymbols *symbols, M
   return found;
 }
 
-/* The elements of a ranked shaped value as a polynomial; NULL when unknown. */
-static MemoptPolynomial *symbolicElements(const MemoptShapeSymbols *symbols, MlirValue value) {
-  MlirType type = mlirValueGetType(value);
-  if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
-    return NULL;
-  MemoptPolynomial *elements = memoptPolynomialCreateConstant(1);
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type) && elements; ++d) {
-    const MemoptPolynomial *size = memoptShapeSymbolsGetDimSize(symbols, value, d);
-    MemoptPolynomial *extent =
-        !mlirShapedTypeIsDynamicDim(type, d)
-            ? memoptPolynomialCreateConstant(mlirShapedTypeGetDimSize(type, d))
-            : (size ? memoptPolynomialClone(size) : NULL);
-    MemoptPolynomial *product = extent ? memoptPolynomialMultiply(elements, extent) : NULL;
-    memoptPolynomialDestroy(extent);
-    memoptPolynomialDestroy(elements);
-    elements = product;
+/* Adds `term` to `sum` and frees it; the sum becomes unknown (NULL) with
+ * an unknown term. */
+static MemoptPolynomial *addOwned(MemoptPolynomial *sum, MemoptPolynomial *term) {
+  if (sum && term)
+    memoptPolynomialAccumulate(sum, term, 1);
+  else {
+    memoptPolynomialDestroy(sum);
+    sum = NULL;
   }
-  return elements;
+  memoptPolynomialDestroy(term);
+  return sum;
 }
 
 MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols, MlirOperation op) {
@@ -181,16 +174,8 @@ MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols,
   MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && cost; ++r) {
     MlirValue result = mlirOperationGetResult(op, r);
-    if (!mlirTypeIsAShaped(mlirValueGetType(result)))
-      continue;
-    MemoptPolynomial *elements = symbolicElements(symbols, result);
-    if (elements)
-      memoptPolynomialAccumulate(cost, elements, 1);
-    else {
-      memoptPolynomialDestroy(cost);
-      cost = NULL;
-    }
-    memoptPolynomialDestroy(elements);
+    if (mlirTypeIsAShaped(mlirValueGetType(result)))
+      cost = addOwned(cost, memoptShapeSymbolsGetElementCount(symbols, result));
   }
   return cost;
 }
@@ -198,15 +183,7 @@ MemoptPolynomial *memoptSymbolicRecomputeCost(const MemoptShapeSymbols *symbols,
 MemoptPolynomial *memoptSymbolicRecomputeCostOfOps(const MemoptShapeSymbols *symbols,
                                                    const MlirOperation *ops, size_t count) {
   MemoptPolynomial *cost = memoptPolynomialCreateConstant(0);
-  for (size_t i = 0; i < count && cost; ++i) {
-    MemoptPolynomial *opCost = memoptSymbolicRecomputeCost(symbols, ops[i]);
-    if (opCost)
-      memoptPolynomialAccumulate(cost, opCost, 1);
-    else {
-      memoptPolynomialDestroy(cost);
-      cost = NULL;
-    }
-    memoptPolynomialDestroy(opCost);
-  }
+  for (size_t i = 0; i < count && cost; ++i)
+    cost = addOwned(cost, memoptSymbolicRecomputeCost(symbols, ops[i]));
   return cost;
 }

@@ -667,23 +667,39 @@ const MemoptPolynomial *memoptShapeSymbolsGetDimSize(const MemoptShapeSymbols *s
   return symbols->size[node];
 }
 
+MemoptPolynomial *memoptShapeSymbolsGetElementCount(const MemoptShapeSymbols *symbols,
+                                                    MlirValue value) {
+  MlirType type = mlirValueGetType(value);
+  if (!isShaped(type))
+    return NULL;
+  MemoptPolynomial *elements = memoptPolynomialCreateConstant(1);
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type) && elements; ++d) {
+    const MemoptPolynomial *size = memoptShapeSymbolsGetDimSize(symbols, value, d);
+    MemoptPolynomial *extent =
+        !mlirShapedTypeIsDynamicDim(type, d)
+            ? memoptPolynomialCreateConstant(mlirShapedTypeGetDimSize(type, d))
+            : (size ? memoptPolynomialClone(size) : NULL);
+    MemoptPolynomial *next = extent ? memoptPolynomialMultiply(elements, extent) : NULL;
+    memoptPolynomialDestroy(extent);
+    memoptPolynomialDestroy(elements);
+    elements = next;
+  }
+  return elements;
+}
+
 MemoptPolynomial *memoptShapeSymbolsGetByteSize(const MemoptShapeSymbols *symbols,
                                                 MlirValue value) {
   MlirType type = mlirValueGetType(value);
   uint64_t elementBytes;
   if (!isShaped(type) || !memoptTypeGetElementByteSize(mlirShapedTypeGetElementType(type), &elementBytes))
     return NULL;
-  MemoptPolynomial *bytes = memoptPolynomialCreateConstant((int64_t)elementBytes);
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d) {
-    const MemoptPolynomial *extent = memoptShapeSymbolsGetDimSize(symbols, value, d);
-    if (!extent) {
-      memoptPolynomialDestroy(bytes);
-      return NULL;
-    }
-    MemoptPolynomial *next = memoptPolynomialMultiply(bytes, extent);
-    memoptPolynomialDestroy(bytes);
-    bytes = next;
-  }
+  MemoptPolynomial *elements = memoptShapeSymbolsGetElementCount(symbols, value);
+  if (!elements)
+    return NULL;
+  MemoptPolynomial *perElement = memoptPolynomialCreateConstant((int64_t)elementBytes);
+  MemoptPolynomial *bytes = memoptPolynomialMultiply(perElement, elements);
+  memoptPolynomialDestroy(perElement);
+  memoptPolynomialDestroy(elements);
   return bytes;
 }
 

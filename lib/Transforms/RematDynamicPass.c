@@ -690,10 +690,8 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
       }
   }
 
-  /* Largest first: a candidate moves ahead only of those it surely exceeds,
-   * or of those as large whose regeneration costs more (a GELU's input and
-   * output free as much, but only the output is recomputed without a matmul;
-   * the first accepted blocks the other). */
+  /* Insertion sort by movesAhead: cheaper per byte first, then larger; a
+   * candidate moves only ahead of those it surely beats. */
   for (size_t i = 1; i < candidateCount; ++i) {
     Candidate moving = candidates[i];
     size_t j = i;
