@@ -3,14 +3,18 @@
 // value constrains one slot (a shared value would force equal types).
 irdl.dialect @remat {
   // From this point until a matching remat.regenerate, the buffer of `value`
-  // may be evicted when memory runs short (decided at run time).
+  // may be evicted when memory runs short (decided at run time). In a
+  // regenerate's body it takes effect when that body has run, until the next
+  // regenerate of `value` in the function body.
   irdl.operation @evict {
     %value = irdl.base "!builtin.tensor"
     irdl.operands(value: %value)
   }
 
   // Yields `value` for its later uses: the buffer itself when it is still
-  // resident, else the result of recomputing it with the body.
+  // resident, else the result of recomputing it with the body. The body may
+  // read an input that may be evicted itself through a nested regenerate
+  // (and mark it evictable again with a nested evict).
   irdl.operation @regenerate {
     %value = irdl.base "!builtin.tensor"
     %result = irdl.base "!builtin.tensor"

@@ -4,7 +4,8 @@
  *
  *   remat.evict %v          ->  %m = bufferization.to_buffer %v read_only
  *                               %p = memref.extract_aligned_pointer_as_index %m
- *                               call @memoptRtEvictable(%p as i64, position, next use, cost)
+ *                               call @memoptRtEvictable(%p as i64, position, next use,
+ *                                                       cost, worst cost)
  *   %r = remat.regenerate %v ->  %m, %p as above
  *                               %e = call @memoptRtRestore(%p as i64, position)
  *                               scf.if %e != 0 { body, written into %m }
@@ -22,7 +23,16 @@
  * function when there is none). The cost is the element operations the
  * regenerate's body performs (memoptSymbolicRecomputeCost of its ops), built
  * before the evict from the dimensions the shape symbols were first seen in;
- * -1 when some extent is unknown there or there is no regenerate. */
+ * -1 when some extent is unknown there or there is no regenerate.
+ *
+ * A regenerate's body may hold remat ops of its own (remat-dynamic reads an
+ * input that may be evicted through a nested regenerate, then makes it
+ * evictable again): they are lowered the same way, inside the scf.if, at
+ * the position of the top-level op, and a nested evict lasts until the next
+ * top-level regenerate of its value. The worst cost adds what the nested
+ * regenerates recompute when their values were evicted too; the runtime
+ * ranks by it, so that a value whose regeneration would cascade is evicted
+ * late, and counts the cost alone (each nested restore counts its own). */
 #include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
 #include "Conversion/UpstreamOps.h"
@@ -318,18 +328,44 @@ static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShape
   return sum;
 }
 
-/* The element operations `regenerate`'s body performs, as an i64 built
- * before `evict`; -1 when some extent is unknown there. */
+/* True for remat.evict and remat.regenerate. */
+static bool isRematOp(MlirOperation op) {
+  return memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate");
+}
+
+/* Appends to `recomputed` the ops of `regenerate`'s body but remat ops and,
+ * with `nested`, those the regenerates nested in it recompute when their
+ * values were evicted too. */
+static void collectRecomputedOps(MlirOperation regenerate, bool nested, MlirOperation **recomputed,
+                                 size_t *recomputedCount) {
+  size_t count;
+  MlirOperation *ops = memoptBlockGetOperations(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &count);
+  for (size_t i = 0; i < count; ++i) {
+    if (nested && memoptOperationIsA(ops[i], "remat.regenerate"))
+      collectRecomputedOps(ops[i], nested, recomputed, recomputedCount);
+    if (isRematOp(ops[i]))
+      continue;
+    *recomputed = memoptReallocArray(*recomputed, *recomputedCount + 1, sizeof **recomputed);
+    (*recomputed)[(*recomputedCount)++] = ops[i];
+  }
+  free(ops);
+}
+
+/* The element operations `regenerate`'s body performs, with `nested` those
+ * of the regenerates nested in it too (each as if its value was evicted), as
+ * an i64 built by `builder` from values available before `topLevel`, the
+ * function-body op it is in; -1 when some extent is unknown there. */
 static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
                                        const MemoptShapeSymbols *symbols, MlirOperation regenerate,
-                                       MlirOperation evict) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
-  size_t count;
-  MlirOperation *ops = memoptBlockGetOperations(body, &count);
+                                       bool nested, MlirOperation topLevel) {
+  MlirOperation *ops = NULL;
+  size_t count = 0;
+  collectRecomputedOps(regenerate, nested, &ops, &count);
   MemoptPolynomial *cost = memoptSymbolicRecomputeCostOfOps(symbols, ops, count);
   free(ops);
   MlirValue value = cost && memoptPolynomialIsValid(cost)
-                        ? buildPolynomial(builder, symbols, cost, evict)
+                        ? buildPolynomial(builder, symbols, cost, topLevel)
                         : (MlirValue){NULL};
   memoptPolynomialDestroy(cost);
   MlirType i64 = mlirIntegerTypeGet(mlirLocationGetContext(builder->location), 64);
@@ -338,18 +374,33 @@ static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
   return memoptBuildOneResult(builder, "arith.index_cast", &value, 1, i64, NULL, 0);
 }
 
-/* `regenerate` is the matching remat.regenerate, null when there is none. */
+/* True when `regenerate`'s body holds a remat.regenerate. */
+static bool hasNestedRegenerate(MlirOperation regenerate) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "remat.regenerate"))
+      return true;
+  return false;
+}
+
+/* `regenerate` is the matching remat.regenerate, null when there is none;
+ * `topLevel` is the function-body op `evict` is (in). */
 static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
-                       MlirOperation regenerate, const MemoptShapeSymbols *symbols) {
+                       MlirOperation regenerate, const MemoptShapeSymbols *symbols,
+                       MlirOperation topLevel) {
   MemoptBuilder builder = memoptBuilderBefore(evict);
   MlirValue address;
   bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
   MlirValue cost = mlirOperationIsNull(regenerate)
                        ? i64Constant(&builder, -1)
-                       : buildRegenerationCost(&builder, symbols, regenerate, evict);
+                       : buildRegenerationCost(&builder, symbols, regenerate, false, topLevel);
+  MlirValue worstCost = !mlirOperationIsNull(regenerate) && hasNestedRegenerate(regenerate)
+                            ? buildRegenerationCost(&builder, symbols, regenerate, true, topLevel)
+                            : cost;
   MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse),
-                          cost};
-  buildCall(&builder, "memoptRtEvictable", operands, 4, NULL, 0);
+                          cost, worstCost};
+  buildCall(&builder, "memoptRtEvictable", operands, 5, NULL, 0);
   memoptEraseOp(evict);
 }
 
@@ -366,7 +417,7 @@ static void declare(MlirOperation module, const char *name, intptr_t argumentCou
       return;
   }
   MlirType i64 = mlirIntegerTypeGet(context, 64);
-  MlirType arguments[4] = {i64, i64, i64, i64};
+  MlirType arguments[5] = {i64, i64, i64, i64, i64};
   MlirType type = mlirFunctionTypeGet(context, argumentCount, arguments, resultCount, results);
   MlirNamedAttribute attributes[] = {
       memoptNamedAttribute(context, "sym_name",
@@ -383,8 +434,44 @@ static void declare(MlirOperation module, const char *name, intptr_t argumentCou
   mlirBlockInsertOwnedOperation(block, 0, mlirOperationCreate(&state));
 }
 
-/* Lowers the remat ops at the top level of one function; sets `any` when
- * there were some. Fails when the function's symbol bounds are malformed. */
+/* The index of the first remat.regenerate of `value` among `ops` after
+ * `after`; `count` when there is none. */
+static size_t nextRegenerate(MlirOperation *ops, size_t count, size_t after, MlirValue value) {
+  size_t next = after + 1;
+  while (next < count && !(memoptOperationIsA(ops[next], "remat.regenerate") &&
+                           mlirValueEqual(mlirOperationGetOperand(ops[next], 0), value)))
+    ++next;
+  return next;
+}
+
+static void lowerEvictAt(MlirOperation evict, MlirOperation *ops, size_t count, size_t position,
+                         const MemoptShapeSymbols *symbols) {
+  size_t next = nextRegenerate(ops, count, position, mlirOperationGetOperand(evict, 0));
+  lowerEvict(evict, (int64_t)position, (int64_t)next,
+             next < count ? ops[next] : (MlirOperation){NULL}, symbols, ops[position]);
+}
+
+/* Lowers the remat ops in the body of `regenerate`, then `regenerate`
+ * itself, the function-body op `ops[position]` or nested in it: nested ops
+ * run at its position, and a nested evict lasts until the next top-level
+ * regenerate of its value. */
+static void lowerRegenerateAt(MlirOperation regenerate, MlirOperation *ops, size_t count,
+                              size_t position, const MemoptShapeSymbols *symbols) {
+  size_t innerCount;
+  MlirOperation *inner = memoptBlockGetOperations(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &innerCount);
+  for (size_t i = 0; i < innerCount; ++i) {
+    if (memoptOperationIsA(inner[i], "remat.evict"))
+      lowerEvictAt(inner[i], ops, count, position, symbols);
+    else if (memoptOperationIsA(inner[i], "remat.regenerate"))
+      lowerRegenerateAt(inner[i], ops, count, position, symbols);
+  }
+  free(inner);
+  lowerRegenerate(regenerate, (int64_t)position);
+}
+
+/* Lowers the remat ops of one function; sets `any` when there were some.
+ * Fails when the function's symbol bounds are malformed. */
 static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   MlirBlock block = memoptSingleBlock(func);
   if (mlirBlockIsNull(block))
@@ -392,7 +479,7 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   size_t count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    count += memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate");
+    count += isRematOp(op);
   if (count == 0)
     return mlirLogicalResultSuccess();
   /* Sizes of the regenerate bodies, read before anything is lowered. */
@@ -406,17 +493,10 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   memoptStringBufferDestroy(&error);
   MlirOperation *ops = memoptBlockGetOperations(block, &count);
   for (size_t i = 0; i < count; ++i) {
-    if (memoptOperationIsA(ops[i], "remat.evict")) {
-      size_t next = i + 1;
-      while (next < count && !(memoptOperationIsA(ops[next], "remat.regenerate") &&
-                               mlirValueEqual(mlirOperationGetOperand(ops[next], 0),
-                                              mlirOperationGetOperand(ops[i], 0))))
-        ++next;
-      lowerEvict(ops[i], (int64_t)i, (int64_t)next,
-                 next < count ? ops[next] : (MlirOperation){NULL}, symbols);
-    } else if (memoptOperationIsA(ops[i], "remat.regenerate")) {
-      lowerRegenerate(ops[i], (int64_t)i);
-    }
+    if (memoptOperationIsA(ops[i], "remat.evict"))
+      lowerEvictAt(ops[i], ops, count, i, symbols);
+    else if (memoptOperationIsA(ops[i], "remat.regenerate"))
+      lowerRegenerateAt(ops[i], ops, count, i, symbols);
   }
   *any = true;
   free(ops);
@@ -424,11 +504,17 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   return mlirLogicalResultSuccess();
 }
 
-/* Finds remat ops that are not at the top level of a function body. */
-static MlirWalkResult findNested(MlirOperation op, void *userData) {
+/* Finds remat ops that are neither at the top level of a function body nor
+ * in the body of a remat.regenerate (nested recomputations run at the point
+ * of the function-body op they are in). */
+static MlirWalkResult findMisplaced(MlirOperation op, void *userData) {
   MlirOperation *found = userData;
-  if ((memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate")) &&
-      !memoptOperationIsA(mlirOperationGetParentOperation(op), "func.func")) {
+  if (!isRematOp(op))
+    return MlirWalkResultAdvance;
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  while (memoptOperationIsA(parent, "remat.regenerate"))
+    parent = mlirOperationGetParentOperation(parent);
+  if (!memoptOperationIsA(parent, "func.func")) {
     *found = op;
     return MlirWalkResultInterrupt;
   }
@@ -438,11 +524,11 @@ static MlirWalkResult findNested(MlirOperation op, void *userData) {
 static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPassOptions *options) {
   (void)options;
   MlirOperation nested = {NULL};
-  mlirOperationWalk(module, findNested, &nested, MlirWalkPreOrder);
+  mlirOperationWalk(module, findMisplaced, &nested, MlirWalkPreOrder);
   if (!mlirOperationIsNull(nested)) {
     memoptEmitDiagnostic(mlirOperationGetLocation(nested), MlirDiagnosticError,
                          "remat-to-runtime: remat ops are lowered only at the top level of a "
-                         "function body");
+                         "function body or in a remat.regenerate body");
     return mlirLogicalResultFailure();
   }
   bool any = false;
@@ -453,7 +539,7 @@ static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPas
       return mlirLogicalResultFailure();
   if (any) {
     MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
-    declare(module, "memoptRtEvictable", 4, NULL, 0);
+    declare(module, "memoptRtEvictable", 5, NULL, 0);
     declare(module, "memoptRtRestore", 2, &i32, 1);
   }
   return mlirLogicalResultSuccess();

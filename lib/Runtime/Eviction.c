@@ -32,6 +32,7 @@ typedef struct Evictable {
   int64_t bytes;
   int64_t nextUse; /* op position of the matching restore */
   int64_t cost;    /* element operations of its recomputation; <= 0: unknown */
+  int64_t worstCost; /* with the nested recomputations of evicted inputs; ranks it */
   bool evicted;
 } Evictable;
 
@@ -115,16 +116,16 @@ static double savedByteSpan(const Evictable *entry) {
 }
 
 /* True when `a` should be evicted before `b`: the most byte-span saved per
- * element operation recomputed (DTR's heuristic). Without costs the largest
- * byte span goes first; a buffer of unknown cost goes after every known one,
- * as its recomputation may be the dearest. */
+ * element operation recomputed at worst (DTR's heuristic). Without costs the
+ * largest byte span goes first; a buffer of unknown cost goes after every
+ * known one, as its recomputation may be the dearest. */
 static bool evictsBefore(const Evictable *a, const Evictable *b) {
-  bool aKnown = a->cost > 0, bKnown = b->cost > 0;
+  bool aKnown = a->worstCost > 0, bKnown = b->worstCost > 0;
   if (aKnown != bKnown)
     return aKnown;
   if (!aKnown)
     return savedByteSpan(a) > savedByteSpan(b);
-  return savedByteSpan(a) / (double)a->cost > savedByteSpan(b) / (double)b->cost;
+  return savedByteSpan(a) / (double)a->worstCost > savedByteSpan(b) / (double)b->worstCost;
 }
 
 void memoptRtEvictionMakeRoom(int64_t size) {
@@ -151,7 +152,8 @@ void memoptRtEvictionMakeRoom(int64_t size) {
   pthread_mutex_unlock(&registryLock);
 }
 
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost) {
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
+                       int64_t worstCost) {
   void *payload = (void *)(uintptr_t)pointer;
   int64_t bytes = memoptRtBlockResidentSize(payload);
   if (bytes < 0)
@@ -169,7 +171,7 @@ void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64
     ++registryCount;
     atomic_fetch_add(&registeredCount, 1);
   }
-  registry[index] = (Evictable){payload, bytes, nextUse, cost, false};
+  registry[index] = (Evictable){payload, bytes, nextUse, cost, worstCost, false};
   pthread_mutex_unlock(&registryLock);
 }
 

@@ -219,15 +219,16 @@ void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref)
  * would bring the live bytes of the current run (live bytes minus those
  * live when the run began; absolute outside a run) above the limit, the
  * registered buffers are evicted in decreasing order of size times distance
- * to their next use per element operation their recomputation costs (DTR's
- * heuristic, with the distance to the next use for its staleness; buffers
- * of unknown cost go after all others, by size times distance) until the
- * allocation fits: their pages are given back
- * (madvise MADV_DONTNEED) and their bytes stop counting, while the block
- * stays allocated so that its address stays valid. memoptRtRestore counts
- * an evicted block again and tells the program to recompute its contents
- * into it. Positions are the op numbers remat-to-runtime gives the top-level
- * ops of a function; the current position is the last one a call reported.
+ * to their next use per element operation their recomputation costs at
+ * worst, with the evictable inputs it reads evicted too (DTR's heuristic,
+ * with the distance to the next use for its staleness; buffers of unknown
+ * cost go after all others, by size times distance) until the allocation
+ * fits: their pages are given back (madvise MADV_DONTNEED) and their bytes
+ * stop counting, while the block stays allocated so that its address stays
+ * valid. memoptRtRestore counts an evicted block again and tells the program
+ * to recompute its contents into it. Positions are the op numbers
+ * remat-to-runtime gives the top-level ops of a function; the current
+ * position is the last one a call reported.
  *===------------------------------------------------------------------===*/
 
 /// Sets the limit in bytes (0: no limit, nothing is evicted); at load time it
@@ -240,9 +241,12 @@ int64_t memoptRtLimitBytes(void);
 
 /// Registers the block at `pointer` (an address this library's allocation
 /// functions returned, as an integer) as evictable from op `position` until
-/// its next use at op `nextUse`, recomputed then in `cost` element operations
-/// (<= 0: unknown). Aborts with a message for another pointer.
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost);
+/// its next use at op `nextUse`, recomputed then in `cost` element operations,
+/// `worstCost` when the evictable inputs it reads were evicted too (<= 0:
+/// unknown; eviction ranks by the worst cost, recomputed_ops counts the
+/// cost). Aborts with a message for another pointer.
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
+                       int64_t worstCost);
 
 /// Ends the evictable interval of the block at `pointer` at op `position`:
 /// returns 1 when it was evicted (it is counted again and the caller must

@@ -23,16 +23,19 @@
  *     use anyway (so that reading them there neither extends their life nor
  *     makes bufferization copy them);
  *   - its size is surely at least `min-bytes` (polynomial comparison).
- * Candidates are taken cheapest to regenerate per byte first (element
- * operations of the chain, memoptSymbolicRecomputeCost, over its bytes,
- * when surely smaller), then largest first; one is refused when its chain
- * reads a value another makes evictable across its regeneration point and
- * cannot recompute it within the limits, or the other way round. The order
- * matters where two candidates exclude each other: of a GELU's input and
- * output, which free as much, only the output is recomputed without a
- * matmul. The runtime weighs each regeneration's cost too
- * (remat-to-runtime passes it), so a longer chain (`max-chain`) only widens
- * its choice: an expensive buffer is evicted after the cheap ones. */
+ * A chain that reads a value another candidate may have evicted at the
+ * regeneration point reads it through a nested remat.regenerate, which
+ * recomputes it only when it was evicted, and makes it evictable again
+ * after its last read there (a nested remat.evict); nested regenerates may
+ * nest in turn. Candidates are taken cheapest to regenerate per byte first
+ * (element operations of the chain, memoptSymbolicRecomputeCost, over its
+ * bytes, when surely smaller), then largest first; one is refused when some
+ * regeneration, its own or an accepted candidate's, would then hold more
+ * than `max-nested` nested regenerates (each copies a chain into the IR,
+ * and what they restore stays resident while it runs). The runtime weighs
+ * each regeneration's cost (remat-to-runtime passes it, with and without
+ * the nested ones), so a longer chain (`max-chain`) only widens its choice:
+ * an expensive buffer is evicted after the cheap ones. */
 #include "Analysis/Analysis.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
@@ -68,7 +71,7 @@ typedef struct Context {
   size_t bufferCount;
   bool *bufferUsed; /* [position * bufferCount + buffer]: some value in it is read there */
   bool *isPeak;     /* candidate peak positions */
-  long long minGap, maxChain, maxOps;
+  long long minGap, maxChain, maxOps, maxNested;
   uint64_t minBytes;
   bool everywhere;
 } Context;
@@ -199,26 +202,9 @@ typedef struct ChainBuilder {
   const Context *context;
   size_t regeneratePosition;
   Candidate *candidate;
-  Candidate *const *evicted; /* other candidates whose values may be evicted */
-  size_t evictedCount;
-  const Candidate *skip;    /* the candidate being rebuilt, if it is among them */
   long long contractions;
   bool failed;
 } ChainBuilder;
-
-static bool isViewOf(MlirValue value, MlirValue root);
-
-/* True when `value` (or what it views) may be evicted at the regeneration
- * point: it must then be recomputed too rather than read. */
-static bool evictedAtRegeneration(const ChainBuilder *builder, MlirValue value) {
-  for (size_t i = 0; i < builder->evictedCount; ++i) {
-    const Candidate *other = builder->evicted[i];
-    if (other != builder->skip && other->gapStart < builder->regeneratePosition &&
-        builder->regeneratePosition <= other->gapEnd && isViewOf(value, other->value))
-      return true;
-  }
-  return false;
-}
 
 static bool chainContains(const Candidate *candidate, MlirOperation op) {
   for (size_t i = 0; i < candidate->chainCount; ++i)
@@ -253,8 +239,7 @@ static void addChainOperand(MlirValue value, void *userData) {
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (memoptOperationIsA(producer, "arith.constant"))
     return;
-  if (readAtOrAfter(builder->context, value, builder->regeneratePosition) &&
-      !evictedAtRegeneration(builder, value)) {
+  if (readAtOrAfter(builder->context, value, builder->regeneratePosition)) {
     Candidate *candidate = builder->candidate;
     for (size_t i = 0; i < candidate->inputCount; ++i)
       if (mlirValueEqual(candidate->inputs[i], value))
@@ -360,14 +345,10 @@ static bool laterReadsAreDirect(const Context *context, size_t buffer, MlirValue
   return check.ok;
 }
 
-/* (Re)builds the producer chain of `candidate` for its regeneration point,
- * recomputing rather than reading any value one of `evicted` (but `skip`)
- * may have evicted there; false when the chain is not recomputable. */
-static bool buildChain(const Context *context, Candidate *candidate, Candidate *const *evicted,
-                       size_t evictedCount, const Candidate *skip) {
-  candidate->chainCount = 0;
-  candidate->inputCount = 0;
-  ChainBuilder builder = {context, candidate->gapEnd, candidate, evicted, evictedCount, skip, 0, false};
+/* Builds the producer chain of `candidate` for its regeneration point;
+ * false when it is not recomputable. */
+static bool buildChain(const Context *context, Candidate *candidate) {
+  ChainBuilder builder = {context, candidate->gapEnd, candidate, 0, false};
   addChainOp(&builder, mlirOpResultGetOwner(candidate->value));
   if (builder.failed)
     return false;
@@ -421,63 +402,11 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
                   .gapEnd = bestEnd,
                   .bytes = bytes,
                   .chain = memoptAllocateZeroed(context->positionCount, sizeof(MlirOperation))};
-  if (!buildChain(context, candidate, NULL, 0, NULL)) {
+  if (!buildChain(context, candidate)) {
     candidateDestroy(candidate);
     return false;
   }
   return true;
-}
-
-/* True when `reader`'s chain reads `evicted`'s value while it may be evicted. */
-static bool readsWhileEvicted(const Candidate *reader, const Candidate *evicted) {
-  if (reader->gapEnd <= evicted->gapStart || reader->gapEnd > evicted->gapEnd)
-    return false;
-  for (size_t i = 0; i < reader->inputCount; ++i)
-    if (isViewOf(reader->inputs[i], evicted->value))
-      return true;
-  return false;
-}
-
-/* Accepts `candidate` unless its chain, or the chain of an accepted one
- * that reads its value inside its gap, cannot be rebuilt to recompute the
- * values that may be evicted at its regeneration point (within max-chain).
- * Chains change only when it is accepted. */
-static bool accept(const Context *context, Candidate *candidate, Candidate **acceptedList,
-                   size_t acceptedCount) {
-  if (!buildChain(context, candidate, acceptedList, acceptedCount, NULL))
-    return false;
-  acceptedList[acceptedCount] = candidate; /* one past the accepted ones: seen by rebuilds */
-  Candidate *rebuilt = memoptAllocateZeroed(acceptedCount, sizeof *rebuilt);
-  bool ok = true;
-  for (size_t j = 0; j < acceptedCount && ok; ++j) {
-    if (!readsWhileEvicted(acceptedList[j], candidate))
-      continue;
-    rebuilt[j] = *acceptedList[j];
-    rebuilt[j].bytes = NULL;
-    rebuilt[j].chain = memoptAllocateZeroed(context->positionCount, sizeof(MlirOperation));
-    rebuilt[j].inputs = NULL;
-    rebuilt[j].inputCapacity = 0;
-    ok = buildChain(context, &rebuilt[j], acceptedList, acceptedCount + 1, acceptedList[j]);
-  }
-  for (size_t j = 0; j < acceptedCount; ++j) {
-    if (!rebuilt[j].chain)
-      continue;
-    if (ok) { /* swap the new chain in, the old one out */
-      Candidate old = *acceptedList[j];
-      acceptedList[j]->chain = rebuilt[j].chain;
-      acceptedList[j]->chainCount = rebuilt[j].chainCount;
-      acceptedList[j]->inputs = rebuilt[j].inputs;
-      acceptedList[j]->inputCount = rebuilt[j].inputCount;
-      acceptedList[j]->inputCapacity = rebuilt[j].inputCapacity;
-      free(old.chain);
-      free(old.inputs);
-    } else {
-      free(rebuilt[j].chain);
-      free(rebuilt[j].inputs);
-    }
-  }
-  free(rebuilt);
-  return ok;
 }
 
 /* Reads at or after the regeneration point of a value or of its views. */
@@ -552,8 +481,116 @@ static MlirValue rebuildView(ViewClones *views, MlirValue value) {
   return mlirOperationGetResult(clone, resultNumber);
 }
 
-/* Inserts the evict and regenerate ops of `candidate` and redirects later uses. */
-static void rewrite(const Context *context, const Candidate *candidate) {
+/* True when `reader`'s chain, recomputed at `position`, reads `evicted`'s
+ * value (or a view of it) while it may be evicted: after its evict and no
+ * later than its own regenerate. */
+static bool readsWhileEvicted(const Candidate *reader, size_t position, const Candidate *evicted) {
+  if (position <= evicted->gapStart || position > evicted->gapEnd)
+    return false;
+  for (size_t i = 0; i < reader->inputCount; ++i)
+    if (isViewOf(reader->inputs[i], evicted->value))
+      return true;
+  return false;
+}
+
+/* What every recomputation inserted for one regeneration point shares. */
+typedef struct Regeneration {
+  Candidate *const *accepted;
+  size_t acceptedCount;
+  size_t position; /* the top-level op the regenerated value is read by */
+  MlirLocation location;
+} Regeneration;
+
+static MlirOperation buildRegenerate(const Regeneration *regeneration, const Candidate *candidate);
+
+/* Fills `body` with the recomputation of `candidate` at the regeneration
+ * point, ending in vector.yield. An input that another candidate may have
+ * evicted there is read through a nested remat.regenerate of it, which
+ * recomputes it in place only when it was evicted (DTR's evicted
+ * neighbourhood, decided at run time, where recomputing it unconditionally
+ * would redo a matmul whose result is most likely still resident). After
+ * the body's last read, a nested evict makes it evictable again until its
+ * own regenerate; not while the body runs, so that restoring one input
+ * cannot evict another already restored. */
+static void fillRecomputation(const Regeneration *regeneration, const Candidate *candidate,
+                              MlirBlock body) {
+  ViewClones *nested = memoptAllocateZeroed(regeneration->acceptedCount, sizeof *nested);
+  const Candidate **nestedCandidates =
+      memoptAllocateZeroed(regeneration->acceptedCount, sizeof *nestedCandidates);
+  size_t nestedCount = 0;
+  for (size_t i = 0; i < regeneration->acceptedCount; ++i) {
+    const Candidate *other = regeneration->accepted[i];
+    if (other == candidate || !readsWhileEvicted(candidate, regeneration->position, other))
+      continue;
+    MlirOperation inner = buildRegenerate(regeneration, other);
+    mlirBlockAppendOwnedOperation(body, inner);
+    nested[nestedCount] =
+        (ViewClones){.root = other->value, .regenerated = mlirOperationGetResult(inner, 0)};
+    nestedCandidates[nestedCount++] = other;
+  }
+
+  MlirOperation *clones = memoptAllocateZeroed(candidate->chainCount, sizeof *clones);
+  for (size_t i = 0; i < candidate->chainCount; ++i) {
+    clones[i] = mlirOperationClone(candidate->chain[i]);
+    mlirBlockAppendOwnedOperation(body, clones[i]);
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(clones[i]); ++k) {
+      MlirValue operand = mlirOperationGetOperand(clones[i], k);
+      bool internal = false;
+      for (size_t j = 0; j < i; ++j)
+        for (intptr_t r = 0; r < mlirOperationGetNumResults(candidate->chain[j]); ++r)
+          if (mlirValueEqual(operand, mlirOperationGetResult(candidate->chain[j], r))) {
+            mlirOperationSetOperand(clones[i], k, mlirOperationGetResult(clones[j], r));
+            internal = true;
+          }
+      for (size_t n = 0; n < nestedCount && !internal; ++n)
+        if (isViewOf(operand, nested[n].root)) {
+          nested[n].before = clones[i];
+          mlirOperationSetOperand(clones[i], k, rebuildView(&nested[n], operand));
+          break;
+        }
+    }
+  }
+  MlirOperation last = candidate->chain[candidate->chainCount - 1];
+  MlirValue again = (MlirValue){NULL};
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(last); ++r)
+    if (mlirValueEqual(mlirOperationGetResult(last, r), candidate->value))
+      again = mlirOperationGetResult(clones[candidate->chainCount - 1], r);
+  MemoptBuilder atYield = memoptBuilderAtEnd(body, regeneration->location);
+  memoptBuildYield(&atYield, "vector.yield", &again, 1);
+  /* A slice of a fused projection recomputes its part of it only. */
+  memoptNarrowSlicedProducers(body);
+  MemoptBuilder beforeYield = memoptBuilderBefore(mlirBlockGetTerminator(body));
+  for (size_t n = 0; n < nestedCount; ++n) {
+    /* At its own regeneration point the value is read next; it stays resident. */
+    if (regeneration->position < nestedCandidates[n]->gapEnd)
+      memoptBuildOp(&beforeYield, "remat.evict", &nested[n].root, 1, NULL, 0, NULL, 0);
+    free(nested[n].originals);
+    free(nested[n].clones);
+  }
+  free(clones);
+  free(nested);
+  free(nestedCandidates);
+}
+
+/* Creates (unattached) the remat.regenerate of `candidate` at the regeneration point. */
+static MlirOperation buildRegenerate(const Regeneration *regeneration, const Candidate *candidate) {
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(region, body);
+  fillRecomputation(regeneration, candidate, body);
+  MlirType type = mlirValueGetType(candidate->value);
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("remat.regenerate"), regeneration->location);
+  mlirOperationStateAddOperands(&state, 1, &candidate->value);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  return mlirOperationCreate(&state);
+}
+
+/* Inserts the evict and regenerate ops of `candidate` and redirects later
+ * uses; `accepted` are all the candidates made evictable. */
+static void rewrite(const Context *context, const Candidate *candidate, Candidate *const *accepted,
+                    size_t acceptedCount) {
   MlirOperation afterLastUse =
       memoptMemoryProfileGetPositionOp(context->profile, candidate->gapStart + 1);
   MlirOperation nextUse = memoptMemoryProfileGetPositionOp(context->profile, candidate->gapEnd);
@@ -568,39 +605,9 @@ static void rewrite(const Context *context, const Candidate *candidate) {
   Redirects redirects = {0};
   collectLaterReads(context, candidate->value, candidate->gapEnd, &redirects);
 
-  MlirLocation location = mlirOperationGetLocation(nextUse);
-  MlirRegion region = mlirRegionCreate();
-  MlirBlock body = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(region, body);
-  MlirOperation *clones = memoptAllocateZeroed(candidate->chainCount, sizeof *clones);
-  for (size_t i = 0; i < candidate->chainCount; ++i) {
-    clones[i] = mlirOperationClone(candidate->chain[i]);
-    for (intptr_t k = 0; k < mlirOperationGetNumOperands(clones[i]); ++k) {
-      MlirValue operand = mlirOperationGetOperand(clones[i], k);
-      for (size_t j = 0; j < i; ++j)
-        for (intptr_t r = 0; r < mlirOperationGetNumResults(candidate->chain[j]); ++r)
-          if (mlirValueEqual(operand, mlirOperationGetResult(candidate->chain[j], r)))
-            mlirOperationSetOperand(clones[i], k, mlirOperationGetResult(clones[j], r));
-    }
-    mlirBlockAppendOwnedOperation(body, clones[i]);
-  }
-  MlirOperation last = candidate->chain[candidate->chainCount - 1];
-  MlirValue again = (MlirValue){NULL};
-  for (intptr_t r = 0; r < mlirOperationGetNumResults(last); ++r)
-    if (mlirValueEqual(mlirOperationGetResult(last, r), candidate->value))
-      again = mlirOperationGetResult(clones[candidate->chainCount - 1], r);
-  MemoptBuilder atYield = memoptBuilderAtEnd(body, location);
-  memoptBuildYield(&atYield, "vector.yield", &again, 1);
-  /* A slice of a fused projection recomputes its part of it only. */
-  memoptNarrowSlicedProducers(body);
-
-  MlirType type = mlirValueGetType(candidate->value);
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("remat.regenerate"), location);
-  mlirOperationStateAddOperands(&state, 1, &candidate->value);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation regenerate = mlirOperationCreate(&state);
+  Regeneration regeneration = {accepted, acceptedCount, candidate->gapEnd,
+                               mlirOperationGetLocation(nextUse)};
+  MlirOperation regenerate = buildRegenerate(&regeneration, candidate);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(nextUse), nextUse, regenerate);
   ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
   for (size_t i = 0; i < redirects.count; ++i)
@@ -608,7 +615,6 @@ static void rewrite(const Context *context, const Candidate *candidate) {
                             rebuildView(&views, redirects.values[i]));
   free(views.originals);
   free(views.clones);
-  free(clones);
   free(redirects.owners);
   free(redirects.numbers);
   free(redirects.values);
@@ -637,6 +643,39 @@ static bool movesAhead(const MemoptShapeSymbols *symbols, const Candidate *movin
   return memoptShapeSymbolsCompare(symbols, moving->bytes, ahead->bytes) == MemoptComparisonGreater;
 }
 
+/* The regenerates nested, at any depth, in the regeneration of `candidate`
+ * at `position`, counted until they pass `limit`: each value its chain
+ * reads while another candidate of `accepted` may have evicted it is
+ * restored by a nested regenerate, whose own chain may read evicted values
+ * in turn. Each is a copy of a chain in the IR, and what it restores stays
+ * resident until the regeneration ends. */
+static long long nestedRegenerates(const Candidate *candidate, size_t position,
+                                   Candidate *const *accepted, size_t acceptedCount,
+                                   long long limit) {
+  long long total = 0;
+  for (size_t i = 0; i < acceptedCount && total <= limit; ++i) {
+    const Candidate *other = accepted[i];
+    if (other != candidate && readsWhileEvicted(candidate, position, other))
+      total += 1 + nestedRegenerates(other, position, accepted, acceptedCount, limit - total - 1);
+  }
+  return total;
+}
+
+/* Accepts `candidate` (appending it to `accepted`) unless some regeneration
+ * of it or of an accepted candidate would then nest more than max-nested
+ * regenerates. */
+static bool accept(const Context *context, Candidate *candidate, Candidate **accepted,
+                   size_t *acceptedCount) {
+  size_t count = *acceptedCount + 1;
+  accepted[*acceptedCount] = candidate;
+  for (size_t i = 0; i < count; ++i)
+    if (nestedRegenerates(accepted[i], accepted[i]->gapEnd, accepted, count, context->maxNested) >
+        context->maxNested)
+      return false;
+  *acceptedCount = count;
+  return true;
+}
+
 static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOptions *options) {
   MlirRegion bodyRegion = mlirOperationGetRegion(func, 0);
   MlirBlock entry = mlirRegionGetFirstBlock(bodyRegion);
@@ -661,6 +700,7 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
       .minGap = memoptPassOptionsGetInteger(options, "min-gap"),
       .maxChain = memoptPassOptionsGetInteger(options, "max-chain"),
       .maxOps = memoptPassOptionsGetInteger(options, "max-ops"),
+      .maxNested = memoptPassOptionsGetInteger(options, "max-nested"),
       .minBytes = (uint64_t)memoptPassOptionsGetInteger(options, "min-bytes"),
       .everywhere = memoptPassOptionsGetBool(options, "everywhere"),
   };
@@ -701,33 +741,32 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
     }
     candidates[j] = moving;
   }
-  bool *accepted = memoptAllocateZeroed(candidateCount, sizeof *accepted);
+  Candidate **accepted = memoptAllocateZeroed(candidateCount, sizeof *accepted);
   size_t acceptedCount = 0;
-  Candidate **acceptedList = memoptAllocateZeroed(candidateCount, sizeof *acceptedList);
-  for (size_t i = 0; i < candidateCount; ++i) {
-    accepted[i] = accept(&context, &candidates[i], acceptedList, acceptedCount);
-    if (accepted[i])
-      acceptedList[acceptedCount++] = &candidates[i];
-  }
-  free(acceptedList);
+  for (size_t i = 0; i < candidateCount; ++i)
+    accept(&context, &candidates[i], accepted, &acceptedCount);
 
   MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "remat-dynamic: %zu value%s made evictable", acceptedCount,
-                                 acceptedCount == 1 ? "" : "s");
+  memoptStringBufferAppendFormat(&message, "remat-dynamic: %zu value%s made evictable",
+                                 acceptedCount, acceptedCount == 1 ? "" : "s");
   const char *const *names = memoptShapeSymbolsGetNames(symbols);
   size_t symbolCount = memoptShapeSymbolsGetNumSymbols(symbols);
-  for (size_t i = 0, listed = 0; i < candidateCount; ++i) {
-    if (!accepted[i])
-      continue;
-    memoptStringBufferAppendFormat(&message, "%s ops %zu..%zu, ", listed++ ? ";" : ":",
-                                   candidates[i].gapStart, candidates[i].gapEnd);
-    memoptPolynomialPrint(candidates[i].bytes, names, symbolCount, &message);
-    memoptStringBufferAppendFormat(&message, " bytes, %zu op%s recomputed", candidates[i].chainCount,
-                                   candidates[i].chainCount == 1 ? "" : "s");
+  for (size_t i = 0; i < acceptedCount; ++i) {
+    const Candidate *candidate = accepted[i];
+    memoptStringBufferAppendFormat(&message, "%s ops %zu..%zu, ", i ? ";" : ":",
+                                   candidate->gapStart, candidate->gapEnd);
+    memoptPolynomialPrint(candidate->bytes, names, symbolCount, &message);
+    memoptStringBufferAppendFormat(&message, " bytes, %zu op%s recomputed", candidate->chainCount,
+                                   candidate->chainCount == 1 ? "" : "s");
+    size_t nested = 0;
+    for (size_t j = 0; j < acceptedCount; ++j)
+      nested += j != i && readsWhileEvicted(candidate, candidate->gapEnd, accepted[j]);
+    if (nested)
+      memoptStringBufferAppendFormat(&message, ", %zu evictable input%s regenerated inside", nested,
+                                     nested == 1 ? "" : "s");
   }
-  for (size_t i = 0; i < candidateCount; ++i)
-    if (accepted[i])
-      rewrite(&context, &candidates[i]);
+  for (size_t i = 0; i < acceptedCount; ++i)
+    rewrite(&context, accepted[i], accepted, acceptedCount);
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
   memoptStringBufferDestroy(&message);
 
@@ -749,6 +788,10 @@ static const MemoptPassOptionInfo rematDynamicOptions[] = {
      "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
     {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,
      1000},
+    {"max-nested", MemoptOptionInteger, "4",
+     "most regenerates nested in one regeneration, at any depth (for its inputs that may be "
+     "evicted there)",
+     NULL, 0, 1000},
     {"min-bytes", MemoptOptionBytes, "0", "smallest size (surely) worth evicting", NULL, 0, 9e18},
     {"everywhere", MemoptOptionBool, "false",
      "also gaps that span no candidate peak of the symbolic live bytes", NULL, 0, 0},

@@ -29,7 +29,7 @@ static void nothingIsEvictedWithoutALimit(void **state) {
   memoptRtSetLimitBytes(0);
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 10, -1);
+  memoptRtEvictable(address(a), 0, 10, -1, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
   assert_int_equal(memoptRtRestore(address(a), 10), 0);
@@ -45,7 +45,7 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   memset(a, 7, 2 * Block);
-  memoptRtEvictable(address(a), 1, 5, -1);
+  memoptRtEvictable(address(a), 1, 5, -1, -1);
   /* 2 + 1 fits exactly: no eviction. */
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -72,8 +72,8 @@ static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
   /* near: 2 MiB needed at 3 (score 2*2); far: 1 MiB needed at 20 (1*19). */
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, -1);
-  memoptRtEvictable(address(far), 1, 20, -1);
+  memoptRtEvictable(address(near), 0, 3, -1, -1);
+  memoptRtEvictable(address(far), 1, 20, -1, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -95,8 +95,8 @@ static void victimSavesMostPerRecomputedOperation(void **state) {
    * 1*19/100. */
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, 2 * Block);
-  memoptRtEvictable(address(far), 1, 20, 100 * Block);
+  memoptRtEvictable(address(near), 0, 3, 2 * Block, 2 * Block);
+  memoptRtEvictable(address(far), 1, 20, 100 * Block, 100 * Block);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -112,6 +112,31 @@ static void victimSavesMostPerRecomputedOperation(void **state) {
   memoptRtSetLimitBytes(0);
 }
 
+static void worstCostRanksAndCostCounts(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + 4 * Block);
+  /* As above, but `near` would recompute an evicted input too: 200
+   * operations per byte at worst, so it saves 2*2/200 per operation against
+   * far's 1*19/100. Restoring `far` counts its own 50, not its worst 100. */
+  void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(near), 0, 3, 2 * Block, 200 * Block);
+  memoptRtEvictable(address(far), 1, 20, 50 * Block, 100 * Block);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  int64_t recomputed0 = memoptRtRecomputedOperations();
+  assert_int_equal(memoptRtRestore(address(near), 3), 0);
+  assert_int_equal(memoptRtRestore(address(far), 20), 1);
+  assert_int_equal(memoptRtRecomputedOperations(), recomputed0 + 50 * Block);
+  _mlir_memref_to_llvm_free(near);
+  _mlir_memref_to_llvm_free(far);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
 static void unknownCostGoesAfterEveryKnownOne(void **state) {
   (void)state;
   int64_t live0 = memoptRtLiveBytes();
@@ -119,8 +144,8 @@ static void unknownCostGoesAfterEveryKnownOne(void **state) {
   /* `unknown` saves the larger byte span, but its recomputation could cost anything. */
   void *known = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   void *unknown = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  memoptRtEvictable(address(known), 0, 3, 1000 * Block);
-  memoptRtEvictable(address(unknown), 1, 20, -1);
+  memoptRtEvictable(address(known), 0, 3, 1000 * Block, 1000 * Block);
+  memoptRtEvictable(address(unknown), 1, 20, -1, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -138,7 +163,7 @@ static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9, -1);
+  memoptRtEvictable(address(a), 0, 9, -1, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   _mlir_memref_to_llvm_free(a); /* evicted, never restored */
@@ -155,7 +180,7 @@ static void limitIsRelativeToTheRunsStart(void **state) {
   memoptRtSetLimitBytes(2 * Block);
   memoptRtRunBegin();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 4, -1);
+  memoptRtEvictable(address(a), 0, 4, -1, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block); /* 2 MiB in the run: fits */
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -186,7 +211,7 @@ static int exitStatusOf(void (*body)(void)) {
 
 static void registerForeignBlock(void) {
   static char notOurs[64];
-  memoptRtEvictable(address(notOurs + 32), 0, 1, -1);
+  memoptRtEvictable(address(notOurs + 32), 0, 1, -1, -1);
 }
 
 static void registeringAForeignPointerAborts(void **state) {
@@ -201,6 +226,7 @@ int main(void) {
       cmocka_unit_test(allocationOverTheLimitEvictsAndTheBytesStopCounting),
       cmocka_unit_test(victimOfUnknownCostsIsTheLargestSizeTimesDistance),
       cmocka_unit_test(victimSavesMostPerRecomputedOperation),
+      cmocka_unit_test(worstCostRanksAndCostCounts),
       cmocka_unit_test(unknownCostGoesAfterEveryKnownOne),
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
       cmocka_unit_test(limitIsRelativeToTheRunsStart),

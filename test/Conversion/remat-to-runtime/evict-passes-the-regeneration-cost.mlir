@@ -27,7 +27,7 @@ func.func @matmul_chain(%a: tensor<?x8xf32>, %w: tensor<8x16xf32>, %v: tensor<?x
 // CHECK-NEXT: %[[S0:[-0-9A-Za-z_.$]+]] = tensor.dim %[[A]], %[[I0]]
 // CHECK-NEXT: %[[N:[-0-9A-Za-z_.$]+]] = arith.muli %[[C]], %[[S0]] : index
 // CHECK-NEXT: %[[COST:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[N]] : index to i64
-// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[COST]])
+// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[COST]], %[[COST]])
 
 func.func @no_regenerate(%v: tensor<?xf32>) {
   "remat.evict"(%v) : (tensor<?xf32>) -> ()
@@ -36,4 +36,4 @@ func.func @no_regenerate(%v: tensor<?xf32>) {
 
 // CHECK-LABEL: func.func @no_regenerate(
 // CHECK: %[[UNKNOWN:[-0-9A-Za-z_.$]+]] = arith.constant -1 : i64
-// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[UNKNOWN]])
+// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[UNKNOWN]], %[[UNKNOWN]])

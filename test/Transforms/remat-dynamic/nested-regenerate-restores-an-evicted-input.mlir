@@ -1,8 +1,14 @@
 // %a = exp(%x) is idle from its first read to the end; %b = %a * %a is idle
 // across a shorter gap inside %a's. When %b is regenerated, %a may be
-// evicted, so %b's body recomputes %a too (two generics) instead of reading
-// it; %a's own regenerate comes later, before its last read.
+// evicted, so %b's body reads %a through a nested regenerate (recomputed
+// only when it was evicted) and makes it evictable again after its last
+// read there; %a's own regenerate comes later, before its last read. With
+// max-nested=0 the nesting is refused and %b is not made evictable.
 // RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>/dev/null | FileCheck %s
+// RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>&1 >/dev/null \
+// RUN: | FileCheck %s --check-prefix=REMARK
+// RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true max-nested=0" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=REFUSED
 
 #id = affine_map<(d0) -> (d0)>
 func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
@@ -67,6 +73,7 @@ func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %h : tensor<?xf32>
 }
 
+// REMARK: remark: remat-dynamic: 2 values made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed; ops 7..13, 4*s0 bytes, 2 ops recomputed, 1 evictable input regenerated inside
 // CHECK-LABEL: func.func @nested(
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?xf32>
 // CHECK: %[[A:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?xf32>)
@@ -74,12 +81,21 @@ func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: "remat.evict"(%[[A]])
 // CHECK: "remat.evict"(%[[B]])
 // CHECK: %[[B2:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[B]]) ({
+// CHECK-NEXT: %[[A_IN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[A]]) ({
 // CHECK-NEXT: tensor.empty
-// CHECK-NEXT: %[[A_IN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?xf32>)
-// CHECK: tensor.empty
+// CHECK-NEXT: %[[A_AGAIN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?xf32>)
+// CHECK: vector.yield %[[A_AGAIN]]
+// CHECK-NEXT: })
+// CHECK-NEXT: tensor.empty
 // CHECK-NEXT: %[[B_IN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[A_IN]] : tensor<?xf32>)
-// CHECK: vector.yield %[[B_IN]]
+// CHECK: "remat.evict"(%[[A]])
+// CHECK-NEXT: vector.yield %[[B_IN]]
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B2]] : tensor<?xf32>, tensor<?xf32>)
 // CHECK: %[[A2:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[A]]) ({
+// CHECK-NOT: remat.
 // CHECK: vector.yield
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[A2]] : tensor<?xf32>, tensor<?xf32>)
+
+// REFUSED: remark: remat-dynamic: 1 value made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed{{$}}
+// REFUSED-COUNT-1: "remat.evict"
+// REFUSED-NOT: "remat.evict"
