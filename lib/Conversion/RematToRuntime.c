@@ -455,19 +455,27 @@ static void lowerEvictAt(MlirOperation evict, MlirOperation *ops, size_t count, 
  * itself, the function-body op `ops[position]` or nested in it: nested ops
  * run at its position, and a nested evict lasts until the next top-level
  * regenerate of its value. */
+static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, size_t position,
+                         const MemoptShapeSymbols *symbols);
+
 static void lowerRegenerateAt(MlirOperation regenerate, MlirOperation *ops, size_t count,
                               size_t position, const MemoptShapeSymbols *symbols) {
   size_t innerCount;
   MlirOperation *inner = memoptBlockGetOperations(
       mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &innerCount);
-  for (size_t i = 0; i < innerCount; ++i) {
-    if (memoptOperationIsA(inner[i], "remat.evict"))
-      lowerEvictAt(inner[i], ops, count, position, symbols);
-    else if (memoptOperationIsA(inner[i], "remat.regenerate"))
-      lowerRegenerateAt(inner[i], ops, count, position, symbols);
-  }
+  for (size_t i = 0; i < innerCount; ++i)
+    lowerRematOp(inner[i], ops, count, position, symbols);
   free(inner);
   lowerRegenerate(regenerate, (int64_t)position);
+}
+
+/* Lowers `op` when it is a remat op, at `position` (see lowerRegenerateAt). */
+static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, size_t position,
+                         const MemoptShapeSymbols *symbols) {
+  if (memoptOperationIsA(op, "remat.evict"))
+    lowerEvictAt(op, ops, count, position, symbols);
+  else if (memoptOperationIsA(op, "remat.regenerate"))
+    lowerRegenerateAt(op, ops, count, position, symbols);
 }
 
 /* Lowers the remat ops of one function; sets `any` when there were some.
@@ -492,12 +500,8 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   }
   memoptStringBufferDestroy(&error);
   MlirOperation *ops = memoptBlockGetOperations(block, &count);
-  for (size_t i = 0; i < count; ++i) {
-    if (memoptOperationIsA(ops[i], "remat.evict"))
-      lowerEvictAt(ops[i], ops, count, i, symbols);
-    else if (memoptOperationIsA(ops[i], "remat.regenerate"))
-      lowerRegenerateAt(ops[i], ops, count, i, symbols);
-  }
+  for (size_t i = 0; i < count; ++i)
+    lowerRematOp(ops[i], ops, count, i, symbols);
   *any = true;
   free(ops);
   memoptShapeSymbolsDestroy(symbols);

@@ -1,7 +1,7 @@
 /* Unit tests of memopt_rt's eviction (lib/Runtime/Eviction.c): nothing is
  * evicted without a limit or under it; over it, the registered buffers go in
  * order of size times distance to their next use per element operation
- * their recomputation costs, those of unknown cost last, until the
+ * their recomputation costs at worst, those of unknown cost last, until the
  * allocation fits; the costs of the restored ones add up;
  * the counters drop and rise back exactly; an evicted block keeps its
  * address and can be refilled and freed; restore ends the interval. The
@@ -10,6 +10,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,97 +66,70 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   memoptRtSetLimitBytes(0);
 }
 
-static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
-  (void)state;
+/* Registers `near` (2 MiB, next use at op 3) and `far` (1 MiB, next use at
+ * op 20) with the given costs and worst costs, under a limit that leaves room
+ * for 4 MiB, then allocates 2 MiB, so that exactly one of them must go.
+ * Restores both and frees everything; returns true when `near` was the one
+ * evicted, and sets `recomputed` to the operations the restore counted. */
+static bool nearIsEvicted(int64_t nearCost, int64_t nearWorstCost, int64_t farCost,
+                          int64_t farWorstCost, int64_t *recomputed) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + 4 * Block);
-  /* near: 2 MiB needed at 3 (score 2*2); far: 1 MiB needed at 20 (1*19). */
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, -1, -1);
-  memoptRtEvictable(address(far), 1, 20, -1, -1);
+  memoptRtEvictable(address(near), 0, 3, nearCost, nearWorstCost);
+  memoptRtEvictable(address(far), 1, 20, farCost, farWorstCost);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
-  assert_int_equal(memoptRtRestore(address(near), 3), 0);
-  assert_int_equal(memoptRtRestore(address(far), 20), 1);
+  /* Room for either restore, so that neither evicts the other. */
+  _mlir_memref_to_llvm_free(c);
+  int64_t recomputed0 = memoptRtRecomputedOperations();
+  int32_t nearEvicted = memoptRtRestore(address(near), 3);
+  int32_t farEvicted = memoptRtRestore(address(far), 20);
+  assert_int_equal(nearEvicted + farEvicted, 1);
+  *recomputed = memoptRtRecomputedOperations() - recomputed0;
   _mlir_memref_to_llvm_free(near);
   _mlir_memref_to_llvm_free(far);
-  _mlir_memref_to_llvm_free(c);
   assert_int_equal(memoptRtLiveBytes(), live0);
   memoptRtSetLimitBytes(0);
+  return nearEvicted == 1;
+}
+
+static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
+  (void)state;
+  int64_t recomputed;
+  /* near saves 2*2 MiB-ops, far 1*19. */
+  assert_false(nearIsEvicted(-1, -1, -1, -1, &recomputed));
+  assert_int_equal(recomputed, 0);
 }
 
 static void victimSavesMostPerRecomputedOperation(void **state) {
   (void)state;
-  int64_t live0 = memoptRtLiveBytes();
-  memoptRtSetLimitBytes(live0 + 4 * Block);
-  /* Same sizes and distances as above, but `far` takes 100 operations per
-   * byte to recompute and `near` one: near saves 2*2/2 per operation, far
-   * 1*19/100. */
-  void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, 2 * Block, 2 * Block);
-  memoptRtEvictable(address(far), 1, 20, 100 * Block, 100 * Block);
-  int64_t evictions0 = memoptRtEvictionCount();
-  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
-  int64_t recomputed0 = memoptRtRecomputedOperations();
-  assert_int_equal(memoptRtRestore(address(far), 20), 0);
-  assert_int_equal(memoptRtRestore(address(near), 3), 1);
-  /* Only the regeneration the program is told to run counts. */
-  assert_int_equal(memoptRtRecomputedOperations(), recomputed0 + 2 * Block);
-  _mlir_memref_to_llvm_free(near);
-  _mlir_memref_to_llvm_free(far);
-  _mlir_memref_to_llvm_free(c);
-  assert_int_equal(memoptRtLiveBytes(), live0);
-  memoptRtSetLimitBytes(0);
+  int64_t recomputed;
+  /* `far` takes 100 operations per byte to recompute and `near` one: near
+   * saves 2*2/2 per operation, far 1*19/100. Only the regeneration the
+   * program is told to run counts. */
+  assert_true(nearIsEvicted(2 * Block, 2 * Block, 100 * Block, 100 * Block, &recomputed));
+  assert_int_equal(recomputed, 2 * Block);
 }
 
 static void worstCostRanksAndCostCounts(void **state) {
   (void)state;
-  int64_t live0 = memoptRtLiveBytes();
-  memoptRtSetLimitBytes(live0 + 4 * Block);
+  int64_t recomputed;
   /* As above, but `near` would recompute an evicted input too: 200
    * operations per byte at worst, so it saves 2*2/200 per operation against
    * far's 1*19/100. Restoring `far` counts its own 50, not its worst 100. */
-  void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, 2 * Block, 200 * Block);
-  memoptRtEvictable(address(far), 1, 20, 50 * Block, 100 * Block);
-  int64_t evictions0 = memoptRtEvictionCount();
-  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
-  int64_t recomputed0 = memoptRtRecomputedOperations();
-  assert_int_equal(memoptRtRestore(address(near), 3), 0);
-  assert_int_equal(memoptRtRestore(address(far), 20), 1);
-  assert_int_equal(memoptRtRecomputedOperations(), recomputed0 + 50 * Block);
-  _mlir_memref_to_llvm_free(near);
-  _mlir_memref_to_llvm_free(far);
-  _mlir_memref_to_llvm_free(c);
-  assert_int_equal(memoptRtLiveBytes(), live0);
-  memoptRtSetLimitBytes(0);
+  assert_false(nearIsEvicted(2 * Block, 200 * Block, 50 * Block, 100 * Block, &recomputed));
+  assert_int_equal(recomputed, 50 * Block);
 }
 
 static void unknownCostGoesAfterEveryKnownOne(void **state) {
   (void)state;
-  int64_t live0 = memoptRtLiveBytes();
-  memoptRtSetLimitBytes(live0 + 4 * Block);
-  /* `unknown` saves the larger byte span, but its recomputation could cost anything. */
-  void *known = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  void *unknown = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  memoptRtEvictable(address(known), 0, 3, 1000 * Block, 1000 * Block);
-  memoptRtEvictable(address(unknown), 1, 20, -1, -1);
-  int64_t evictions0 = memoptRtEvictionCount();
-  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
-  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
-  assert_int_equal(memoptRtRestore(address(unknown), 20), 0);
-  assert_int_equal(memoptRtRestore(address(known), 3), 1);
-  _mlir_memref_to_llvm_free(known);
-  _mlir_memref_to_llvm_free(unknown);
-  _mlir_memref_to_llvm_free(c);
-  assert_int_equal(memoptRtLiveBytes(), live0);
-  memoptRtSetLimitBytes(0);
+  int64_t recomputed;
+  /* `far` saves the larger byte span, but its recomputation could cost anything. */
+  assert_true(nearIsEvicted(1000 * Block, 1000 * Block, -1, -1, &recomputed));
+  assert_int_equal(recomputed, 1000 * Block);
 }
 
 static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
