@@ -8,7 +8,9 @@
  *                                                       cost, worst cost)
  *   %r = remat.regenerate %v ->  %m, %p as above
  *                               %e = call @memoptRtRestore(%p as i64, position)
- *                               scf.if %e != 0 { body, written into %m }
+ *                               scf.if %e != 0 { nested regenerates,
+ *                                 call @memoptRtRecommit(%p as i64),
+ *                                 the rest of the body, written into %m }
  *                               uses of %r read %v
  *
  * The recomputation writes into the evicted buffer itself, so every
@@ -224,7 +226,12 @@ static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffe
   }
 }
 
-static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
+/* `firstRecomputed` is the first op of the body that is not a nested
+ * regenerate: the block counts again (memoptRtRecommit) right before it,
+ * once the nested regenerates have restored the inputs it is recomputed
+ * from, so that making room for it cannot evict them. */
+static void lowerRegenerate(MlirOperation regenerate, int64_t position,
+                            MlirOperation firstRecomputed) {
   MemoptBuilder builder = memoptBuilderBefore(regenerate);
   MlirContext context = mlirLocationGetContext(builder.location);
   MlirValue value = mlirOperationGetOperand(regenerate, 0);
@@ -254,6 +261,8 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position) {
   MlirOperation guard = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(builder.block, regenerate, guard);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(guard, 0));
+  MemoptBuilder atRecommit = memoptBuilderBefore(firstRecomputed);
+  buildCall(&atRecommit, "memoptRtRecommit", &address, 1, NULL, 0);
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue again = mlirOperationGetOperand(yield, 0);
   recomputeIntoBuffer(again, body, buffer);
@@ -460,13 +469,16 @@ static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, siz
 
 static void lowerRegenerateAt(MlirOperation regenerate, MlirOperation *ops, size_t count,
                               size_t position, const MemoptShapeSymbols *symbols) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
+  MlirOperation firstRecomputed = mlirBlockGetFirstOperation(body);
+  while (memoptOperationIsA(firstRecomputed, "remat.regenerate"))
+    firstRecomputed = mlirOperationGetNextInBlock(firstRecomputed);
   size_t innerCount;
-  MlirOperation *inner = memoptBlockGetOperations(
-      mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &innerCount);
+  MlirOperation *inner = memoptBlockGetOperations(body, &innerCount);
   for (size_t i = 0; i < innerCount; ++i)
     lowerRematOp(inner[i], ops, count, position, symbols);
   free(inner);
-  lowerRegenerate(regenerate, (int64_t)position);
+  lowerRegenerate(regenerate, (int64_t)position, firstRecomputed);
 }
 
 /* Lowers `op` when it is a remat op, at `position` (see lowerRegenerateAt). */
@@ -545,6 +557,7 @@ static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPas
     MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
     declare(module, "memoptRtEvictable", 5, NULL, 0);
     declare(module, "memoptRtRestore", 2, &i32, 1);
+    declare(module, "memoptRtRecommit", 1, NULL, 0);
   }
   return mlirLogicalResultSuccess();
 }

@@ -119,6 +119,11 @@ int64_t memoptRtBlockResidentSize(const void *payload) {
   return header->magic == LiveMagic ? (int64_t)header->size : -1;
 }
 
+int64_t memoptRtBlockEvictedSize(const void *payload) {
+  const BlockHeader *header = (const BlockHeader *)((const char *)payload - HeaderSize);
+  return header->magic == EvictedMagic ? (int64_t)header->size : -1;
+}
+
 int64_t memoptRtBlockUncount(void *payload) {
   BlockHeader *header = headerOf(payload);
   header->magic = EvictedMagic;

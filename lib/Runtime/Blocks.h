@@ -10,6 +10,9 @@
 /// Returns the counted size of a live, resident block this library allocated, or -1 for any other pointer.
 int64_t memoptRtBlockResidentSize(const void *payload);
 
+/// Returns the size of an evicted block this library allocated, or -1 for any other pointer.
+int64_t memoptRtBlockEvictedSize(const void *payload);
+
 /// Stops counting a resident block (it is evicted); returns its size.
 int64_t memoptRtBlockUncount(void *payload);
 

@@ -181,19 +181,24 @@ int32_t memoptRtRestore(int64_t pointer, int64_t position) {
   currentPosition = position;
   size_t index = find(payload);
   bool evicted = index < registryCount && registry[index].evicted;
-  int64_t bytes = evicted ? registry[index].bytes : 0;
   if (evicted && registry[index].cost > 0)
     atomic_fetch_add(&recomputedOperations, registry[index].cost);
   if (index < registryCount)
     removeAt(index);
   pthread_mutex_unlock(&registryLock);
-  if (!evicted)
-    return 0;
+  return evicted;
+}
+
+void memoptRtRecommit(int64_t pointer) {
+  void *payload = (void *)(uintptr_t)pointer;
+  int64_t bytes = memoptRtBlockEvictedSize(payload);
+  if (bytes < 0)
+    fatal("memoptRtRecommit: not an evicted block of memopt_rt: pointer ", (long long)pointer);
   /* The block counts again before the recomputation writes into it; other
-   * evictable buffers make room for it as for any allocation. */
+   * evictable buffers make room for it as for any allocation. Those its
+   * recomputation reads were restored before, so none of them goes. */
   memoptRtEvictionMakeRoom(bytes);
   memoptRtBlockRecount(payload);
-  return 1;
 }
 
 void memoptRtEvictionForget(const void *payload) {

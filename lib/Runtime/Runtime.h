@@ -225,8 +225,10 @@ void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref)
  * cost go after all others, by size times distance) until the allocation
  * fits: their pages are given back (madvise MADV_DONTNEED) and their bytes
  * stop counting, while the block stays allocated so that its address stays
- * valid. memoptRtRestore counts an evicted block again and tells the program
- * to recompute its contents into it. Positions are the op numbers
+ * valid. memoptRtRestore tells the program that a block was evicted; once
+ * the inputs of its recomputation are restored (so that they cannot be
+ * evicted for it), memoptRtRecommit counts it again and the program
+ * recomputes its contents into it. Positions are the op numbers
  * remat-to-runtime gives the top-level ops of a function; the current
  * position is the last one a call reported.
  *===------------------------------------------------------------------===*/
@@ -249,9 +251,15 @@ void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64
                        int64_t worstCost);
 
 /// Ends the evictable interval of the block at `pointer` at op `position`:
-/// returns 1 when it was evicted (it is counted again and the caller must
-/// recompute its contents into it), 0 when its contents are intact.
+/// returns 1 when it was evicted (the caller must then restore the inputs of
+/// its recomputation, call memoptRtRecommit and recompute its contents into
+/// it), 0 when its contents are intact.
 int32_t memoptRtRestore(int64_t pointer, int64_t position);
+
+/// Counts the evicted block at `pointer` (restored by memoptRtRestore) again,
+/// evicting registered buffers to make room for it under the limit. Aborts
+/// with a message for any other pointer.
+void memoptRtRecommit(int64_t pointer);
 
 /// Returns the number of buffers evicted since the library was loaded.
 int64_t memoptRtEvictionCount(void);

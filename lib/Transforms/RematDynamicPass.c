@@ -499,34 +499,35 @@ typedef struct Regeneration {
   size_t acceptedCount;
   size_t position; /* the top-level op the regenerated value is read by */
   MlirLocation location;
+  bool *restored; /* [accepted index]: a nested regenerate restores it */
 } Regeneration;
 
-static MlirOperation buildRegenerate(const Regeneration *regeneration, const Candidate *candidate);
+static MlirOperation buildRegenerate(Regeneration *regeneration, const Candidate *candidate,
+                                     bool outermost);
 
 /* Fills `body` with the recomputation of `candidate` at the regeneration
  * point, ending in vector.yield. An input that another candidate may have
  * evicted there is read through a nested remat.regenerate of it, which
  * recomputes it in place only when it was evicted (DTR's evicted
  * neighbourhood, decided at run time, where recomputing it unconditionally
- * would redo a matmul whose result is most likely still resident). After
- * the body's last read, a nested evict makes it evictable again until its
- * own regenerate; not while the body runs, so that restoring one input
- * cannot evict another already restored. */
-static void fillRecomputation(const Regeneration *regeneration, const Candidate *candidate,
-                              MlirBlock body) {
+ * would redo a matmul whose result is most likely still resident). At the
+ * end of the outermost body, a remat.evict makes each input restored
+ * anywhere inside evictable again until its own regenerate. Not earlier: an
+ * enclosing or sibling body may still read it, and restoring one input must
+ * not evict another already restored. */
+static void fillRecomputation(Regeneration *regeneration, const Candidate *candidate,
+                              MlirBlock body, bool outermost) {
   ViewClones *nested = memoptAllocateZeroed(regeneration->acceptedCount, sizeof *nested);
-  const Candidate **nestedCandidates =
-      memoptAllocateZeroed(regeneration->acceptedCount, sizeof *nestedCandidates);
   size_t nestedCount = 0;
   for (size_t i = 0; i < regeneration->acceptedCount; ++i) {
     const Candidate *other = regeneration->accepted[i];
     if (other == candidate || !readsWhileEvicted(candidate, regeneration->position, other))
       continue;
-    MlirOperation inner = buildRegenerate(regeneration, other);
+    MlirOperation inner = buildRegenerate(regeneration, other, false);
     mlirBlockAppendOwnedOperation(body, inner);
-    nested[nestedCount] =
+    nested[nestedCount++] =
         (ViewClones){.root = other->value, .regenerated = mlirOperationGetResult(inner, 0)};
-    nestedCandidates[nestedCount++] = other;
+    regeneration->restored[i] = true;
   }
 
   MlirOperation *clones = memoptAllocateZeroed(candidate->chainCount, sizeof *clones);
@@ -559,25 +560,31 @@ static void fillRecomputation(const Regeneration *regeneration, const Candidate 
   memoptBuildYield(&atYield, "vector.yield", &again, 1);
   /* A slice of a fused projection recomputes its part of it only. */
   memoptNarrowSlicedProducers(body);
-  MemoptBuilder beforeYield = memoptBuilderBefore(mlirBlockGetTerminator(body));
   for (size_t n = 0; n < nestedCount; ++n) {
-    /* At its own regeneration point the value is read next; it stays resident. */
-    if (regeneration->position < nestedCandidates[n]->gapEnd)
-      memoptBuildOp(&beforeYield, "remat.evict", &nested[n].root, 1, NULL, 0, NULL, 0);
     free(nested[n].originals);
     free(nested[n].clones);
   }
   free(clones);
   free(nested);
-  free(nestedCandidates);
+  if (!outermost)
+    return;
+  MemoptBuilder beforeYield = memoptBuilderBefore(mlirBlockGetTerminator(body));
+  for (size_t i = 0; i < regeneration->acceptedCount; ++i) {
+    const Candidate *restored = regeneration->accepted[i];
+    /* At its own regeneration point the value is read next; it stays resident. */
+    if (regeneration->restored[i] && regeneration->position < restored->gapEnd)
+      memoptBuildOp(&beforeYield, "remat.evict", &restored->value, 1, NULL, 0, NULL, 0);
+  }
 }
 
-/* Creates (unattached) the remat.regenerate of `candidate` at the regeneration point. */
-static MlirOperation buildRegenerate(const Regeneration *regeneration, const Candidate *candidate) {
+/* Creates (unattached) the remat.regenerate of `candidate` at the
+ * regeneration point; `outermost` when it is not nested in another. */
+static MlirOperation buildRegenerate(Regeneration *regeneration, const Candidate *candidate,
+                                     bool outermost) {
   MlirRegion region = mlirRegionCreate();
   MlirBlock body = mlirBlockCreate(0, NULL, NULL);
   mlirRegionAppendOwnedBlock(region, body);
-  fillRecomputation(regeneration, candidate, body);
+  fillRecomputation(regeneration, candidate, body, outermost);
   MlirType type = mlirValueGetType(candidate->value);
   MlirOperationState state = mlirOperationStateGet(
       mlirStringRefCreateFromCString("remat.regenerate"), regeneration->location);
@@ -606,8 +613,10 @@ static void rewrite(const Context *context, const Candidate *candidate, Candidat
   collectLaterReads(context, candidate->value, candidate->gapEnd, &redirects);
 
   Regeneration regeneration = {accepted, acceptedCount, candidate->gapEnd,
-                               mlirOperationGetLocation(nextUse)};
-  MlirOperation regenerate = buildRegenerate(&regeneration, candidate);
+                               mlirOperationGetLocation(nextUse),
+                               memoptAllocateZeroed(acceptedCount, sizeof(bool))};
+  MlirOperation regenerate = buildRegenerate(&regeneration, candidate, true);
+  free(regeneration.restored);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(nextUse), nextUse, regenerate);
   ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
   for (size_t i = 0; i < redirects.count; ++i)

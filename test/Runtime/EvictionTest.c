@@ -4,8 +4,9 @@
  * their recomputation costs at worst, those of unknown cost last, until the
  * allocation fits; the costs of the restored ones add up;
  * the counters drop and rise back exactly; an evicted block keeps its
- * address and can be refilled and freed; restore ends the interval. The
- * counters are process-wide, so each test reasons in differences. */
+ * address and can be refilled (after recommit) and freed; restore ends the
+ * interval. The counters are process-wide, so each test reasons in
+ * differences. */
 #include "Runtime/Runtime.h"
 
 #include <setjmp.h>
@@ -54,9 +55,12 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
   assert_int_equal(memoptRtLiveBytes(), live0 + 2 * Block);
-  /* Restore says "recompute" and counts it again; the address is usable. */
+  /* Restore says "recompute"; recommit counts it again (nothing is left to
+   * evict, so it goes over the limit); the address is usable. */
   memoptRtResetPeak();
   assert_int_equal(memoptRtRestore(address(a), 5), 1);
+  assert_int_equal(memoptRtLiveBytes(), live0 + 2 * Block);
+  memoptRtRecommit(address(a));
   assert_int_equal(memoptRtLiveBytes(), live0 + 4 * Block);
   memset(a, 9, 2 * Block);
   _mlir_memref_to_llvm_free(a);
@@ -194,6 +198,17 @@ static void registeringAForeignPointerAborts(void **state) {
   assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 }
 
+static void recommitResidentBlock(void) {
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtRecommit(address(a));
+}
+
+static void recommittingABlockNotEvictedAborts(void **state) {
+  (void)state;
+  int status = exitStatusOf(recommitResidentBlock);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(nothingIsEvictedWithoutALimit),
@@ -205,6 +220,7 @@ int main(void) {
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
       cmocka_unit_test(limitIsRelativeToTheRunsStart),
       cmocka_unit_test(registeringAForeignPointerAborts),
+      cmocka_unit_test(recommittingABlockNotEvictedAborts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

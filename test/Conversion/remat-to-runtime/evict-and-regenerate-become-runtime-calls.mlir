@@ -1,15 +1,17 @@
 // remat.evict registers the value's buffer with memopt_rt (address, its op
 // position, the position of its regenerate, the element operations the
 // regenerate's body performs: one exp per element, s0*s1, read from the
-// argument's dimensions); remat.regenerate asks whether
-// it was evicted and, if so, recomputes into the same buffer: the body's
-// destination tensor.empty becomes a to_tensor of that buffer. Later uses
-// read the original value. Running it: remat-dynamic-gap-runs.test.
+// argument's dimensions); remat.regenerate asks whether it was evicted
+// and, if so, counts it again (memoptRtRecommit) and recomputes into the
+// same buffer: the body's destination tensor.empty becomes a to_tensor of
+// that buffer. Later uses read the original value. Running it:
+// remat-dynamic-gap-runs.test.
 // RUN: memopt-opt %S/../../Transforms/remat-dynamic/evict-across-long-gap.mlir \
 // RUN:   --remat-dynamic="min-gap=2 everywhere=true" 2>/dev/null \
 // RUN: | memopt-opt --remat-to-runtime | FileCheck %s
 
 // CHECK-DAG: func.func private @memoptRtRestore(i64, i64) -> i32
+// CHECK-DAG: func.func private @memoptRtRecommit(i64)
 // CHECK-DAG: func.func private @memoptRtEvictable(i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @gap(
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x?xf32>
@@ -36,6 +38,7 @@
 // CHECK-NEXT: %[[ZERO:[-0-9A-Za-z_.$]+]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[EVICTED:[-0-9A-Za-z_.$]+]] = arith.cmpi ne, %[[FLAG]], %[[ZERO]] : i32
 // CHECK-NEXT: scf.if %[[EVICTED]] {
+// CHECK-NEXT: call @memoptRtRecommit(%[[A2]]) : (i64) -> ()
 // CHECK-NEXT: %[[DEST:[-0-9A-Za-z_.$]+]] = bufferization.to_tensor %[[B2]] restrict writable
 // CHECK-NEXT: %[[AGAIN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>) outs(%[[DEST]] : tensor<?x?xf32>)
 // CHECK: bufferization.materialize_in_destination %[[AGAIN]] in restrict writable %[[B2]]

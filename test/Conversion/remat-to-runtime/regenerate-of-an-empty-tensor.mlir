@@ -14,6 +14,7 @@ func.func @empty(%v: tensor<4xf32>) -> tensor<4xf32> {
 
 // CHECK-LABEL: func.func @empty(
 // CHECK: scf.if
+// CHECK-NEXT: call @memoptRtRecommit
 // CHECK-NEXT: %[[T:[-0-9A-Za-z_.$]+]] = bufferization.to_tensor %[[B:[-0-9A-Za-z_.$]+]] restrict writable
 // CHECK-NEXT: bufferization.materialize_in_destination %[[T]] in restrict writable %[[B]]
 // CHECK-NOT: tensor.empty
