@@ -460,13 +460,13 @@ static void lowerEvictAt(MlirOperation evict, MlirOperation *ops, size_t count, 
              next < count ? ops[next] : (MlirOperation){NULL}, symbols, ops[position]);
 }
 
+static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, size_t position,
+                         const MemoptShapeSymbols *symbols);
+
 /* Lowers the remat ops in the body of `regenerate`, then `regenerate`
  * itself, the function-body op `ops[position]` or nested in it: nested ops
  * run at its position, and a nested evict lasts until the next top-level
  * regenerate of its value. */
-static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, size_t position,
-                         const MemoptShapeSymbols *symbols);
-
 static void lowerRegenerateAt(MlirOperation regenerate, MlirOperation *ops, size_t count,
                               size_t position, const MemoptShapeSymbols *symbols) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));

@@ -25,17 +25,18 @@
  *   - its size is surely at least `min-bytes` (polynomial comparison).
  * A chain that reads a value another candidate may have evicted at the
  * regeneration point reads it through a nested remat.regenerate, which
- * recomputes it only when it was evicted, and makes it evictable again
- * after its last read there (a nested remat.evict); nested regenerates may
- * nest in turn. Candidates are taken cheapest to regenerate per byte first
- * (element operations of the chain, memoptSymbolicRecomputeCost, over its
- * bytes, when surely smaller), then largest first; one is refused when some
- * regeneration, its own or an accepted candidate's, would then hold more
- * than `max-nested` nested regenerates (each copies a chain into the IR,
- * and what they restore stays resident while it runs). The runtime weighs
- * each regeneration's cost (remat-to-runtime passes it, with and without
- * the nested ones), so a longer chain (`max-chain`) only widens its choice:
- * an expensive buffer is evicted after the cheap ones. */
+ * recomputes it only when it was evicted; nested regenerates may nest in
+ * turn, and a remat.evict at the end of the outermost body makes every
+ * input restored inside evictable again. Candidates are taken cheapest to
+ * regenerate per byte first (element operations of the chain,
+ * memoptSymbolicRecomputeCost, over its bytes, when surely smaller), then
+ * largest first; one is refused when some regeneration, its own or an
+ * accepted candidate's, would then hold more than `max-nested` nested
+ * regenerates (each copies a chain into the IR, and what they restore stays
+ * resident while it runs). The runtime weighs each regeneration's cost
+ * (remat-to-runtime passes it, with and without the nested ones), so a
+ * longer chain (`max-chain`) only widens its choice: an expensive buffer is
+ * evicted after the cheap ones. */
 #include "Analysis/Analysis.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
