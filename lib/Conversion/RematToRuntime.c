@@ -503,14 +503,9 @@ static MlirLogicalResult lowerFunction(MlirOperation func, bool *any) {
   if (count == 0)
     return mlirLogicalResultSuccess();
   /* Sizes of the regenerate bodies, read before anything is lowered. */
-  MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
-  if (!symbols) {
-    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
-    memoptStringBufferDestroy(&error);
+  MemoptShapeSymbols *symbols = memoptPassCreateShapeSymbols(func);
+  if (!symbols)
     return mlirLogicalResultFailure();
-  }
-  memoptStringBufferDestroy(&error);
   MlirOperation *ops = memoptBlockGetOperations(block, &count);
   for (size_t i = 0; i < count; ++i)
     lowerRematOp(ops[i], ops, count, i, symbols);

@@ -540,16 +540,12 @@ static MlirLogicalResult runMemorySchedule(MlirOperation func, const MemoptPassO
   MlirBlock body = mlirRegionGetFirstBlock(region);
   if (mlirBlockIsNull(body))
     return mlirLogicalResultSuccess(); /* a declaration */
+  MemoptShapeSymbols *symbols = memoptPassCreateShapeSymbols(func);
+  if (!symbols)
+    return mlirLogicalResultFailure();
   MemoptStringBuffer message = memoptStringBufferCreate();
   memoptStringBufferAppendCString(&message, "memory-schedule: ");
   MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
-  if (!symbols) {
-    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
-    memoptStringBufferDestroy(&error);
-    memoptStringBufferDestroy(&message);
-    return mlirLogicalResultFailure();
-  }
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, false, &error);
   if (!profile) {
     memoptStringBufferAppendFormat(&message, "not scheduled: %s", error.data);

@@ -122,6 +122,17 @@ void memoptPassSuggest(const char *name, MemoptStringBuffer *out);
 MlirPass memoptPassCreate(const MemoptPassInfo *pass, const MemoptPassOptions *options);
 
 /*===------------------------------------------------------------------===*
+ * Analyses passes share
+ *===------------------------------------------------------------------===*/
+
+/// The shape symbols of a function (Analysis/Analysis.h).
+typedef struct MemoptShapeSymbols MemoptShapeSymbols;
+
+/// Creates the shape symbols of `func`; on failure emits why as an error at
+/// `func` and returns NULL (the pass then fails).
+MemoptShapeSymbols *memoptPassCreateShapeSymbols(MlirOperation func);
+
+/*===------------------------------------------------------------------===*
  * Pipelines
  *===------------------------------------------------------------------===*/
 

@@ -162,14 +162,9 @@ static void reportLiveBytes(MlirOperation func, const MemoptShapeSymbols *symbol
 static MlirLogicalResult runPrintShapeSymbols(MlirOperation func, const MemoptPassOptions *options) {
   if (mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0))))
     return mlirLogicalResultSuccess(); /* a declaration */
-  MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
-  if (!symbols) {
-    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
-    memoptStringBufferDestroy(&error);
+  MemoptShapeSymbols *symbols = memoptPassCreateShapeSymbols(func);
+  if (!symbols)
     return mlirLogicalResultFailure();
-  }
-  memoptStringBufferDestroy(&error);
   reportSymbols(func, symbols);
   if (memoptPassOptionsGetBool(options, "live")) {
     reportLiveBytes(func, symbols);

@@ -691,9 +691,11 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
   MlirBlock entry = mlirRegionGetFirstBlock(bodyRegion);
   if (mlirBlockIsNull(entry) || !mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return mlirLogicalResultSuccess(); /* a declaration, or control flow the profile does not model */
+  MemoptShapeSymbols *symbols = memoptPassCreateShapeSymbols(func);
+  if (!symbols)
+    return mlirLogicalResultFailure();
   MemoptStringBuffer error = memoptStringBufferCreate();
-  MemoptShapeSymbols *symbols = memoptShapeSymbolsCreate(func, &error);
-  MemoptMemoryProfile *profile = symbols ? memoptMemoryProfileCreate(func, false, &error) : NULL;
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, false, &error);
   if (!profile) {
     memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticError, error.data);
     memoptStringBufferDestroy(&error);
