@@ -155,12 +155,21 @@ void memoptRtEvictionMakeRoom(int64_t size) {
 void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
                        int64_t worstCost) {
   void *payload = (void *)(uintptr_t)pointer;
-  int64_t bytes = memoptRtBlockResidentSize(payload);
-  if (bytes < 0)
-    fatal("memoptRtEvictable: not a live block of memopt_rt: pointer ", (long long)pointer);
   pthread_mutex_lock(&registryLock);
   currentPosition = position;
   size_t index = find(payload);
+  if (index < registryCount && registry[index].evicted) {
+    /* Made evictable again at the end of a regeneration whose nested
+     * regenerate of it did not run (its own parent was resident): it is
+     * still evicted, and its next top-level regenerate restores it. */
+    pthread_mutex_unlock(&registryLock);
+    return;
+  }
+  int64_t bytes = memoptRtBlockResidentSize(payload);
+  if (bytes < 0) {
+    pthread_mutex_unlock(&registryLock);
+    fatal("memoptRtEvictable: not a live block of memopt_rt: pointer ", (long long)pointer);
+  }
   if (index == registryCount) {
     if (registryCount == registryCapacity) {
       registryCapacity = registryCapacity ? 2 * registryCapacity : 16;

@@ -246,7 +246,9 @@ int64_t memoptRtLimitBytes(void);
 /// its next use at op `nextUse`, recomputed then in `cost` element operations,
 /// `worstCost` when the evictable inputs it reads were evicted too (<= 0:
 /// unknown; eviction ranks by the worst cost, recomputed_ops counts the
-/// cost). Aborts with a message for another pointer.
+/// cost). A block registered and evicted stays evicted (a regeneration makes
+/// its restored inputs evictable again, whether or not its nested regenerate
+/// of that input ran). Aborts with a message for another pointer.
 void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
                        int64_t worstCost);
 

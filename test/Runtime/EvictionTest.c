@@ -4,9 +4,9 @@
  * their recomputation costs at worst, those of unknown cost last, until the
  * allocation fits; the costs of the restored ones add up;
  * the counters drop and rise back exactly; an evicted block keeps its
- * address and can be refilled (after recommit) and freed; restore ends the
- * interval. The counters are process-wide, so each test reasons in
- * differences. */
+ * address and can be refilled (after recommit) and freed, and registering
+ * it again leaves it evicted; restore ends the interval. The counters are process-wide, so each
+ * test reasons in differences. */
 #include "Runtime/Runtime.h"
 
 #include <setjmp.h>
@@ -152,6 +152,30 @@ static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
   memoptRtSetLimitBytes(0);
 }
 
+/* A regeneration makes the inputs its nested regenerates restored evictable
+ * again at its end; when the nested regenerate of one did not run (its
+ * parent was resident), that input is still evicted: registering it again
+ * keeps it evicted, uncounted, until its own restore. */
+static void registeringAnEvictedBlockAgainKeepsItEvicted(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  memoptRtSetLimitBytes(live0 + Block);
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  memoptRtEvictable(address(a), 0, 9, 5, 5);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  int64_t evictions = memoptRtEvictionCount();
+  memoptRtEvictable(address(a), 4, 9, 5, 5);
+  assert_int_equal(memoptRtLiveBytes(), live0 + Block);
+  assert_int_equal(memoptRtEvictableCount(), 1);
+  assert_int_equal(memoptRtEvictionCount(), evictions);
+  _mlir_memref_to_llvm_free(b);
+  assert_int_equal(memoptRtRestore(address(a), 9), 1);
+  memoptRtRecommit(address(a));
+  assert_int_equal(memoptRtLiveBytes(), live0 + Block);
+  _mlir_memref_to_llvm_free(a);
+  memoptRtSetLimitBytes(0);
+}
+
 static void limitIsRelativeToTheRunsStart(void **state) {
   (void)state;
   void *before = _mlir_memref_to_llvm_aligned_alloc(64, 8 * Block);
@@ -218,6 +242,7 @@ int main(void) {
       cmocka_unit_test(worstCostRanksAndCostCounts),
       cmocka_unit_test(unknownCostGoesAfterEveryKnownOne),
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
+      cmocka_unit_test(registeringAnEvictedBlockAgainKeepsItEvicted),
       cmocka_unit_test(limitIsRelativeToTheRunsStart),
       cmocka_unit_test(registeringAForeignPointerAborts),
       cmocka_unit_test(recommittingABlockNotEvictedAborts),
