@@ -5,8 +5,8 @@
  * allocation fits; the costs of the restored ones add up;
  * the counters drop and rise back exactly; an evicted block keeps its
  * address and can be refilled (after recommit) and freed, and registering
- * it again leaves it evicted; restore ends the interval. The counters are process-wide, so each
- * test reasons in differences. */
+ * it again leaves it evicted; restore ends the interval. The counters are
+ * process-wide, so each test reasons in differences. */
 #include "Runtime/Runtime.h"
 
 #include <setjmp.h>
