@@ -9,8 +9,9 @@
  *   - through linalg indexing maps: every operand dimension indexed by the
  *     same loop (so elementwise ops, matmuls, transposes and reductions all
  *     relate their operands' dimensions), and each result with its init;
- *   - insert_slice, cast and elementwise arith/math ops on tensors: the
- *     dimensions of results and operands of the same rank;
+ *   - insert_slice, cast, remat.regenerate (the tensor it regenerates) and
+ *     elementwise arith/math ops on tensors: the dimensions of results and
+ *     operands of the same rank;
  *   - scf.for: init, iteration argument, yielded value and result.
  * Some classes are defined from others instead: static sizes and index
  * constants as constants, a collapsed dimension (or an expanded source) as
@@ -396,7 +397,8 @@ static bool isElementwiseOnShapes(MlirOperation op) {
          memoptOperationIsA(op, "memref.cast") || memoptOperationIsA(op, "tensor.insert_slice") ||
          memoptOperationIsA(op, "bufferization.to_tensor") ||
          memoptOperationIsA(op, "bufferization.to_buffer") ||
-         memoptOperationIsA(op, "bufferization.materialize_in_destination");
+         memoptOperationIsA(op, "bufferization.materialize_in_destination") ||
+         memoptOperationIsA(op, "remat.regenerate");
 }
 
 static void visitOp(MemoptShapeSymbols *symbols, MlirOperation op) {

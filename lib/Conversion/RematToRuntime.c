@@ -292,14 +292,21 @@ static bool availableBefore(MlirValue value, MlirOperation anchor) {
          mlirOperationIsBeforeInBlock(owner, anchor);
 }
 
-/* The value of shape symbol `symbol` as an index, read before `anchor` from
- * where the symbol was first seen; null when that is not available there. */
-static MlirValue buildSymbolValue(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
-                                  unsigned symbol, MlirOperation anchor) {
+/* True when shape symbol `symbol` can be read before `anchor`: the value it
+ * was first seen in is available there. */
+static bool symbolReadableBefore(const MemoptShapeSymbols *symbols, unsigned symbol,
+                                 MlirOperation anchor) {
   int64_t dim;
   MlirValue source = memoptShapeSymbolsGetSource(symbols, symbol, &dim);
-  if (mlirValueIsNull(source) || !availableBefore(source, anchor))
-    return (MlirValue){NULL};
+  return !mlirValueIsNull(source) && availableBefore(source, anchor);
+}
+
+/* The value of shape symbol `symbol` as an index, read from where the
+ * symbol was first seen (symbolReadableBefore holds). */
+static MlirValue buildSymbolValue(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
+                                  unsigned symbol) {
+  int64_t dim;
+  MlirValue source = memoptShapeSymbolsGetSource(symbols, symbol, &dim);
   if (dim >= 0)
     return memoptBuildTensorDim(builder, source, dim);
   if (mlirTypeIsAIndex(mlirValueGetType(source)))
@@ -308,31 +315,32 @@ static MlirValue buildSymbolValue(const MemoptBuilder *builder, const MemoptShap
                               mlirIndexTypeGet(mlirLocationGetContext(builder->location)), NULL, 0);
 }
 
-/* Builds `polynomial` as an index before `anchor`; null when a symbol in it
- * cannot be read there. */
+/* Builds `polynomial` as an index before `anchor`; null, building nothing,
+ * when a symbol in it cannot be read there. */
 static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
                                  const MemoptPolynomial *polynomial, MlirOperation anchor) {
+  size_t termCount = memoptPolynomialGetNumTerms(polynomial);
+  unsigned factors[MEMOPT_POLYNOMIAL_MAX_DEGREE], degree;
+  for (size_t t = 0; t < termCount; ++t) {
+    memoptPolynomialGetTerm(polynomial, t, factors, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
+    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE; ++f)
+      if (!symbolReadableBefore(symbols, factors[f], anchor))
+        return (MlirValue){NULL};
+  }
   MlirValue *symbolValues =
       memoptAllocateZeroed(memoptShapeSymbolsGetNumSymbols(symbols) + 1, sizeof *symbolValues);
-  size_t termCount = memoptPolynomialGetNumTerms(polynomial);
   MlirValue sum = termCount ? (MlirValue){NULL} : memoptBuildIndexConstant(builder, 0);
-  bool known = true;
-  for (size_t t = 0; t < termCount && known; ++t) {
-    unsigned factors[MEMOPT_POLYNOMIAL_MAX_DEGREE], degree;
+  for (size_t t = 0; t < termCount; ++t) {
     int64_t coefficient =
         memoptPolynomialGetTerm(polynomial, t, factors, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
     MlirValue term = memoptBuildIndexConstant(builder, coefficient);
-    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE && known; ++f) {
+    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE; ++f) {
       if (mlirValueIsNull(symbolValues[factors[f]]))
-        symbolValues[factors[f]] = buildSymbolValue(builder, symbols, factors[f], anchor);
-      known = !mlirValueIsNull(symbolValues[factors[f]]);
-      if (known)
-        term = memoptBuildIndexArith(builder, "arith.muli", term, symbolValues[factors[f]]);
+        symbolValues[factors[f]] = buildSymbolValue(builder, symbols, factors[f]);
+      term = memoptBuildIndexArith(builder, "arith.muli", term, symbolValues[factors[f]]);
     }
     sum = mlirValueIsNull(sum) ? term : memoptBuildIndexArith(builder, "arith.addi", sum, term);
   }
-  if (!known)
-    sum = (MlirValue){NULL};
   free(symbolValues);
   return sum;
 }

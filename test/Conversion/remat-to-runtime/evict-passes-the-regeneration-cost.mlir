@@ -3,7 +3,8 @@
 // a fill (s0*16 points, one op each) plus a matmul (s0*16*8 points, a
 // multiply and an add each) is 16*s0 + 256*s0 = 272*s0, s0 read from %a.
 // An evict with no regenerate passes -1: unknown, evicted after every buffer
-// of known cost.
+// of known cost. A regenerate's result has the shape of the tensor it
+// regenerates, so extents read through a nested regenerate are known too.
 // RUN: memopt-opt %s --remat-to-runtime | FileCheck %s
 
 func.func @matmul_chain(%a: tensor<?x8xf32>, %w: tensor<8x16xf32>, %v: tensor<?x16xf32>) -> tensor<?x16xf32> {
@@ -37,3 +38,39 @@ func.func @no_regenerate(%v: tensor<?xf32>) {
 // CHECK-LABEL: func.func @no_regenerate(
 // CHECK: %[[UNKNOWN:[-0-9A-Za-z_.$]+]] = arith.constant -1 : i64
 // CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[UNKNOWN]], %[[UNKNOWN]])
+
+// The body exponentiates what a nested regenerate restores, in place: 8*s0
+// element operations, and 16*s0 at worst (the nested body's exp too), s0
+// read from %x although the exp's extents come from the nested result.
+func.func @reads_a_nested_regenerate(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e1 = tensor.empty(%d0) : tensor<?x8xf32>
+  %a = linalg.exp ins(%x : tensor<?x8xf32>) outs(%e1 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %e2 = tensor.empty(%d0) : tensor<?x8xf32>
+  %v = linalg.exp ins(%a : tensor<?x8xf32>) outs(%e2 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  "remat.evict"(%v) : (tensor<?x8xf32>) -> ()
+  %r = "remat.regenerate"(%v) ({
+    %ra = "remat.regenerate"(%a) ({
+      %e3 = tensor.empty(%d0) : tensor<?x8xf32>
+      %a2 = linalg.exp ins(%x : tensor<?x8xf32>) outs(%e3 : tensor<?x8xf32>) -> tensor<?x8xf32>
+      vector.yield %a2 : tensor<?x8xf32>
+    }) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    %m = linalg.exp ins(%ra : tensor<?x8xf32>) outs(%ra : tensor<?x8xf32>) -> tensor<?x8xf32>
+    vector.yield %m : tensor<?x8xf32>
+  }) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @reads_a_nested_regenerate(
+// CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x8xf32>
+// CHECK: %[[C8:[-0-9A-Za-z_.$]+]] = arith.constant 8 : index
+// CHECK: %[[S0:[-0-9A-Za-z_.$]+]] = tensor.dim %[[X]]
+// CHECK-NEXT: %[[N:[-0-9A-Za-z_.$]+]] = arith.muli %[[C8]], %[[S0]] : index
+// CHECK-NEXT: %[[COST:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[C16:[-0-9A-Za-z_.$]+]] = arith.constant 16 : index
+// CHECK: %[[S0W:[-0-9A-Za-z_.$]+]] = tensor.dim %[[X]]
+// CHECK-NEXT: %[[W:[-0-9A-Za-z_.$]+]] = arith.muli %[[C16]], %[[S0W]] : index
+// CHECK-NEXT: %[[WORST:[-0-9A-Za-z_.$]+]] = arith.index_cast %[[W]] : index to i64
+// CHECK-NOT: arith.constant -1
+// CHECK: call @memoptRtEvictable(%{{.*}}, %{{.*}}, %{{.*}}, %[[COST]], %[[WORST]])
