@@ -5,7 +5,7 @@
  *   remat.evict %v          ->  %m = bufferization.to_buffer %v read_only
  *                               %p = memref.extract_aligned_pointer_as_index %m
  *                               call @memoptRtEvictable(%p as i64, position, next use,
- *                                                       cost, worst cost)
+ *                                                       cost)
  *   %r = remat.regenerate %v ->  %m, %p as above
  *                               %e = call @memoptRtRestore(%p as i64, position)
  *                               scf.if %e != 0 { nested regenerates,
@@ -31,10 +31,9 @@
  * input that may be evicted through a nested regenerate, then makes it
  * evictable again): they are lowered the same way, inside the scf.if, at
  * the position of the top-level op, and a nested evict lasts until the next
- * top-level regenerate of its value. The worst cost adds what the nested
- * regenerates recompute when their values were evicted too; the runtime
- * ranks by it, so that a value whose regeneration would cascade is evicted
- * late, and counts the cost alone (each nested restore counts its own). */
+ * top-level regenerate of its value. A regeneration's cost leaves the nested
+ * regenerates out: each recomputes only when its value was evicted, and
+ * counts its own then. */
 #include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
 #include "Conversion/UpstreamOps.h"
@@ -350,36 +349,21 @@ static bool isRematOp(MlirOperation op) {
   return memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate");
 }
 
-/* Appends to `recomputed` the ops of `regenerate`'s body but remat ops and,
- * with `nested`, those the regenerates nested in it recompute when their
- * values were evicted too. */
-static void collectRecomputedOps(MlirOperation regenerate, bool nested, MlirOperation **recomputed,
-                                 size_t *recomputedCount) {
-  size_t count;
-  MlirOperation *ops = memoptBlockGetOperations(
-      mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &count);
-  for (size_t i = 0; i < count; ++i) {
-    if (nested && memoptOperationIsA(ops[i], "remat.regenerate"))
-      collectRecomputedOps(ops[i], nested, recomputed, recomputedCount);
-    if (isRematOp(ops[i]))
-      continue;
-    *recomputed = memoptReallocArray(*recomputed, *recomputedCount + 1, sizeof **recomputed);
-    (*recomputed)[(*recomputedCount)++] = ops[i];
-  }
-  free(ops);
-}
-
-/* The element operations `regenerate`'s body performs, with `nested` those
- * of the regenerates nested in it too (each as if its value was evicted), as
- * an i64 built by `builder` from values available before `topLevel`, the
- * function-body op it is in; -1 when some extent is unknown there. */
+/* The element operations `regenerate`'s body performs besides its nested
+ * remat ops (those recompute only when their values were evicted, and count
+ * their own), as an i64 built by `builder` from values available before
+ * `topLevel`, the function-body op it is in; -1 when some extent is unknown
+ * there. */
 static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
                                        const MemoptShapeSymbols *symbols, MlirOperation regenerate,
-                                       bool nested, MlirOperation topLevel) {
-  MlirOperation *ops = NULL;
-  size_t count = 0;
-  collectRecomputedOps(regenerate, nested, &ops, &count);
-  MemoptPolynomial *cost = memoptSymbolicRecomputeCostOfOps(symbols, ops, count);
+                                       MlirOperation topLevel) {
+  size_t count, recomputedCount = 0;
+  MlirOperation *ops = memoptBlockGetOperations(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0)), &count);
+  for (size_t i = 0; i < count; ++i)
+    if (!isRematOp(ops[i]))
+      ops[recomputedCount++] = ops[i];
+  MemoptPolynomial *cost = memoptSymbolicRecomputeCostOfOps(symbols, ops, recomputedCount);
   free(ops);
   MlirValue value = cost && memoptPolynomialIsValid(cost)
                         ? buildPolynomial(builder, symbols, cost, topLevel)
@@ -389,16 +373,6 @@ static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
   if (mlirValueIsNull(value))
     return i64Constant(builder, -1);
   return memoptBuildOneResult(builder, "arith.index_cast", &value, 1, i64, NULL, 0);
-}
-
-/* True when `regenerate`'s body holds a remat.regenerate. */
-static bool hasNestedRegenerate(MlirOperation regenerate) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (memoptOperationIsA(op, "remat.regenerate"))
-      return true;
-  return false;
 }
 
 /* `regenerate` is the matching remat.regenerate, null when there is none;
@@ -411,13 +385,10 @@ static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
   bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
   MlirValue cost = mlirOperationIsNull(regenerate)
                        ? i64Constant(&builder, -1)
-                       : buildRegenerationCost(&builder, symbols, regenerate, false, topLevel);
-  MlirValue worstCost = !mlirOperationIsNull(regenerate) && hasNestedRegenerate(regenerate)
-                            ? buildRegenerationCost(&builder, symbols, regenerate, true, topLevel)
-                            : cost;
+                       : buildRegenerationCost(&builder, symbols, regenerate, topLevel);
   MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse),
-                          cost, worstCost};
-  buildCall(&builder, "memoptRtEvictable", operands, 5, NULL, 0);
+                          cost};
+  buildCall(&builder, "memoptRtEvictable", operands, 4, NULL, 0);
   memoptEraseOp(evict);
 }
 
@@ -558,7 +529,7 @@ static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPas
       return mlirLogicalResultFailure();
   if (any) {
     MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
-    declare(module, "memoptRtEvictable", 5, NULL, 0);
+    declare(module, "memoptRtEvictable", 4, NULL, 0);
     declare(module, "memoptRtRestore", 2, &i32, 1);
     declare(module, "memoptRtRecommit", 1, NULL, 0);
   }

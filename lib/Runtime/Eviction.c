@@ -32,7 +32,6 @@ typedef struct Evictable {
   int64_t bytes;
   int64_t nextUse; /* op position of the matching restore */
   int64_t cost;    /* element operations of its recomputation; <= 0: unknown */
-  int64_t worstCost; /* with the nested recomputations of evicted inputs; ranks it */
   bool evicted;
 } Evictable;
 
@@ -116,16 +115,20 @@ static double savedByteSpan(const Evictable *entry) {
 }
 
 /* True when `a` should be evicted before `b`: the most byte-span saved per
- * element operation recomputed at worst (DTR's heuristic). Without costs the
- * largest byte span goes first; a buffer of unknown cost goes after every
- * known one, as its recomputation may be the dearest. */
+ * element operation recomputed (DTR's heuristic). Without costs the largest
+ * byte span goes first; a buffer of unknown cost goes after every known one,
+ * as its recomputation may be the dearest. The cost is the regeneration's
+ * own: recomputing the evictable inputs it reads too is needed only when
+ * those were evicted as well, and ranking by that worst case kept cheap
+ * elementwise results (a SiLU, a GELU) resident and evicted the matmuls
+ * they read instead. */
 static bool evictsBefore(const Evictable *a, const Evictable *b) {
-  bool aKnown = a->worstCost > 0, bKnown = b->worstCost > 0;
+  bool aKnown = a->cost > 0, bKnown = b->cost > 0;
   if (aKnown != bKnown)
     return aKnown;
   if (!aKnown)
     return savedByteSpan(a) > savedByteSpan(b);
-  return savedByteSpan(a) / (double)a->worstCost > savedByteSpan(b) / (double)b->worstCost;
+  return savedByteSpan(a) / (double)a->cost > savedByteSpan(b) / (double)b->cost;
 }
 
 void memoptRtEvictionMakeRoom(int64_t size) {
@@ -152,8 +155,7 @@ void memoptRtEvictionMakeRoom(int64_t size) {
   pthread_mutex_unlock(&registryLock);
 }
 
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
-                       int64_t worstCost) {
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost) {
   void *payload = (void *)(uintptr_t)pointer;
   pthread_mutex_lock(&registryLock);
   currentPosition = position;
@@ -180,7 +182,7 @@ void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64
     ++registryCount;
     atomic_fetch_add(&registeredCount, 1);
   }
-  registry[index] = (Evictable){payload, bytes, nextUse, cost, worstCost, false};
+  registry[index] = (Evictable){payload, bytes, nextUse, cost, false};
   pthread_mutex_unlock(&registryLock);
 }
 

@@ -219,10 +219,9 @@ void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref)
  * would bring the live bytes of the current run (live bytes minus those
  * live when the run began; absolute outside a run) above the limit, the
  * registered buffers are evicted in decreasing order of size times distance
- * to their next use per element operation their recomputation costs at
- * worst, with the evictable inputs it reads evicted too (DTR's heuristic,
- * with the distance to the next use for its staleness; buffers of unknown
- * cost go after all others, by size times distance) until the allocation
+ * to their next use per element operation their recomputation costs (DTR's
+ * heuristic, with the distance to the next use for its staleness; buffers
+ * of unknown cost go after all others, by size times distance) until the allocation
  * fits: their pages are given back (madvise MADV_DONTNEED) and their bytes
  * stop counting, while the block stays allocated so that its address stays
  * valid. memoptRtRestore tells the program that a block was evicted; once
@@ -243,14 +242,12 @@ int64_t memoptRtLimitBytes(void);
 
 /// Registers the block at `pointer` (an address this library's allocation
 /// functions returned, as an integer) as evictable from op `position` until
-/// its next use at op `nextUse`, recomputed then in `cost` element operations,
-/// `worstCost` when the evictable inputs it reads were evicted too (<= 0:
-/// unknown; eviction ranks by the worst cost, recomputed_ops counts the
-/// cost). A block registered and evicted stays evicted (a regeneration makes
-/// its restored inputs evictable again, whether or not its nested regenerate
-/// of that input ran). Aborts with a message for another pointer.
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
-                       int64_t worstCost);
+/// its next use at op `nextUse`, recomputed then in `cost` element operations
+/// (<= 0: unknown). A block registered and evicted stays evicted (a
+/// regeneration makes its restored inputs evictable again, whether or not its
+/// nested regenerate of that input ran). Aborts with a message for another
+/// pointer.
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost);
 
 /// Ends the evictable interval of the block at `pointer` at op `position`:
 /// returns 1 when it was evicted (the caller must then restore the inputs of

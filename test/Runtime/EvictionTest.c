@@ -1,7 +1,7 @@
 /* Unit tests of memopt_rt's eviction (lib/Runtime/Eviction.c): nothing is
  * evicted without a limit or under it; over it, the registered buffers go in
  * order of size times distance to their next use per element operation
- * their recomputation costs at worst, those of unknown cost last, until the
+ * their recomputation costs, those of unknown cost last, until the
  * allocation fits; the costs of the restored ones add up;
  * the counters drop and rise back exactly; an evicted block keeps its
  * address and can be refilled (after recommit) and freed, and registering
@@ -31,7 +31,7 @@ static void nothingIsEvictedWithoutALimit(void **state) {
   memoptRtSetLimitBytes(0);
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 10, -1, -1);
+  memoptRtEvictable(address(a), 0, 10, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
   assert_int_equal(memoptRtRestore(address(a), 10), 0);
@@ -47,7 +47,7 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   memset(a, 7, 2 * Block);
-  memoptRtEvictable(address(a), 1, 5, -1, -1);
+  memoptRtEvictable(address(a), 1, 5, -1);
   /* 2 + 1 fits exactly: no eviction. */
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -71,18 +71,17 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
 }
 
 /* Registers `near` (2 MiB, next use at op 3) and `far` (1 MiB, next use at
- * op 20) with the given costs and worst costs, under a limit that leaves room
+ * op 20) with the given costs, under a limit that leaves room
  * for 4 MiB, then allocates 2 MiB, so that exactly one of them must go.
  * Restores both and frees everything; returns true when `near` was the one
  * evicted, and sets `recomputed` to the operations the restore counted. */
-static bool nearIsEvicted(int64_t nearCost, int64_t nearWorstCost, int64_t farCost,
-                          int64_t farWorstCost, int64_t *recomputed) {
+static bool nearIsEvicted(int64_t nearCost, int64_t farCost, int64_t *recomputed) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + 4 * Block);
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, nearCost, nearWorstCost);
-  memoptRtEvictable(address(far), 1, 20, farCost, farWorstCost);
+  memoptRtEvictable(address(near), 0, 3, nearCost);
+  memoptRtEvictable(address(far), 1, 20, farCost);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -104,7 +103,7 @@ static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
   (void)state;
   int64_t recomputed;
   /* near saves 2*2 MiB-ops, far 1*19. */
-  assert_false(nearIsEvicted(-1, -1, -1, -1, &recomputed));
+  assert_false(nearIsEvicted(-1, -1, &recomputed));
   assert_int_equal(recomputed, 0);
 }
 
@@ -114,25 +113,15 @@ static void victimSavesMostPerRecomputedOperation(void **state) {
   /* `far` takes 100 operations per byte to recompute and `near` one: near
    * saves 2*2/2 per operation, far 1*19/100. Only the regeneration the
    * program is told to run counts. */
-  assert_true(nearIsEvicted(2 * Block, 2 * Block, 100 * Block, 100 * Block, &recomputed));
+  assert_true(nearIsEvicted(2 * Block, 100 * Block, &recomputed));
   assert_int_equal(recomputed, 2 * Block);
-}
-
-static void worstCostRanksAndCostCounts(void **state) {
-  (void)state;
-  int64_t recomputed;
-  /* As above, but `near` would recompute an evicted input too: 200
-   * operations per byte at worst, so it saves 2*2/200 per operation against
-   * far's 1*19/100. Restoring `far` counts its own 50, not its worst 100. */
-  assert_false(nearIsEvicted(2 * Block, 200 * Block, 50 * Block, 100 * Block, &recomputed));
-  assert_int_equal(recomputed, 50 * Block);
 }
 
 static void unknownCostGoesAfterEveryKnownOne(void **state) {
   (void)state;
   int64_t recomputed;
   /* `far` saves the larger byte span, but its recomputation could cost anything. */
-  assert_true(nearIsEvicted(1000 * Block, 1000 * Block, -1, -1, &recomputed));
+  assert_true(nearIsEvicted(1000 * Block, -1, &recomputed));
   assert_int_equal(recomputed, 1000 * Block);
 }
 
@@ -141,7 +130,7 @@ static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9, -1, -1);
+  memoptRtEvictable(address(a), 0, 9, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   _mlir_memref_to_llvm_free(a); /* evicted, never restored */
@@ -161,10 +150,10 @@ static void registeringAnEvictedBlockAgainKeepsItEvicted(void **state) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9, 5, 5);
+  memoptRtEvictable(address(a), 0, 9, 5);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   int64_t evictions = memoptRtEvictionCount();
-  memoptRtEvictable(address(a), 4, 9, 5, 5);
+  memoptRtEvictable(address(a), 4, 9, 5);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   assert_int_equal(memoptRtEvictableCount(), 1);
   assert_int_equal(memoptRtEvictionCount(), evictions);
@@ -182,7 +171,7 @@ static void limitIsRelativeToTheRunsStart(void **state) {
   memoptRtSetLimitBytes(2 * Block);
   memoptRtRunBegin();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 4, -1, -1);
+  memoptRtEvictable(address(a), 0, 4, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block); /* 2 MiB in the run: fits */
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -213,7 +202,7 @@ static int exitStatusOf(void (*body)(void)) {
 
 static void registerForeignBlock(void) {
   static char notOurs[64];
-  memoptRtEvictable(address(notOurs + 32), 0, 1, -1, -1);
+  memoptRtEvictable(address(notOurs + 32), 0, 1, -1);
 }
 
 static void registeringAForeignPointerAborts(void **state) {
@@ -239,7 +228,6 @@ int main(void) {
       cmocka_unit_test(allocationOverTheLimitEvictsAndTheBytesStopCounting),
       cmocka_unit_test(victimOfUnknownCostsIsTheLargestSizeTimesDistance),
       cmocka_unit_test(victimSavesMostPerRecomputedOperation),
-      cmocka_unit_test(worstCostRanksAndCostCounts),
       cmocka_unit_test(unknownCostGoesAfterEveryKnownOne),
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
       cmocka_unit_test(registeringAnEvictedBlockAgainKeepsItEvicted),
