@@ -11,8 +11,9 @@
  * Model: the memory profile's positions (top-level ops) and buffers, sizes
  * as polynomials over the shape symbols. A value is a candidate when
  *   - it fills a buffer of its own that the function allocates (not a view,
- *     not returned, not an uninitialized tensor.empty), so its memory really
- *     goes while it is evicted;
+ *     not returned, not an uninitialized tensor.empty; written into it in
+ *     place through a reshape counts), so its memory really goes while it
+ *     is evicted;
  *   - between two consecutive uses (or its definition and first use) lie at
  *     least `min-gap` ops that touch its buffer through no value at all,
  *     and, unless `everywhere`, one of those ops is a candidate peak of the
@@ -34,9 +35,8 @@
  * accepted candidate's, would then hold more than `max-nested` nested
  * regenerates (each copies a chain into the IR, and what they restore stays
  * resident while it runs). The runtime weighs each regeneration's cost
- * (remat-to-runtime passes it, with and without the nested ones), so a
- * longer chain (`max-chain`) only widens its choice: an expensive buffer is
- * evicted after the cheap ones. */
+ * (remat-to-runtime passes it), so a longer chain (`max-chain`) only
+ * widens its choice: an expensive buffer is evicted after the cheap ones. */
 #include "Analysis/Analysis.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
@@ -357,6 +357,20 @@ static bool buildChain(const Context *context, Candidate *candidate) {
   return true;
 }
 
+/* True when `value` fills the whole of the buffer `allocated` allocates: the
+ * same type, or (written in place through a reshape, as softmax's scores
+ * are allocated 3-D and expanded per head) surely the same bytes. */
+static bool fillsBuffer(const Context *context, MlirValue value, MlirValue allocated) {
+  if (mlirTypeEqual(mlirValueGetType(allocated), mlirValueGetType(value)))
+    return true;
+  MemoptPolynomial *valueBytes = memoptShapeSymbolsGetByteSize(context->symbols, value);
+  MemoptPolynomial *bufferBytes = memoptShapeSymbolsGetByteSize(context->symbols, allocated);
+  bool equal = valueBytes && bufferBytes && memoptPolynomialEqual(valueBytes, bufferBytes);
+  memoptPolynomialDestroy(valueBytes);
+  memoptPolynomialDestroy(bufferBytes);
+  return equal;
+}
+
 /* Fills `candidate` for `value`, defined at `definition`; false when it is none. */
 static bool findCandidate(const Context *context, MlirValue value, size_t definition,
                           Candidate *candidate) {
@@ -367,7 +381,7 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (info.kind != MemoptBufferAllocation || info.nested || info.escapes ||
       memoptOperationIsView(producer) || memoptOperationIsA(producer, "tensor.empty") ||
-      !mlirTypeEqual(mlirValueGetType(info.value), mlirValueGetType(value)))
+      !fillsBuffer(context, value, info.value))
     return false;
   /* Gaps lie between consecutive reads of the buffer, through any value. */
   size_t previous = definition, bestStart = 0, bestEnd = 0;
@@ -800,7 +814,7 @@ static const MemoptPassOptionInfo rematDynamicOptions[] = {
      "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
     {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,
      1000},
-    {"max-nested", MemoptOptionInteger, "4",
+    {"max-nested", MemoptOptionInteger, "16",
      "most regenerates nested in one regeneration, at any depth (for its inputs that may be "
      "evicted there)",
      NULL, 0, 1000},
