@@ -119,9 +119,9 @@ static double savedByteSpan(const Evictable *entry) {
  * byte span goes first; a buffer of unknown cost goes after every known one,
  * as its recomputation may be the dearest. The cost is the regeneration's
  * own: recomputing the evictable inputs it reads too is needed only when
- * those were evicted as well, and ranking by that worst case kept cheap
- * elementwise results (a SiLU, a GELU) resident and evicted the matmuls
- * they read instead. */
+ * those were evicted as well, and ranking by that worst case kept a cheap
+ * elementwise result (LLaMA's SiLU) resident and evicted the matmul it
+ * reads (the gate) instead. */
 static bool evictsBefore(const Evictable *a, const Evictable *b) {
   bool aKnown = a->cost > 0, bKnown = b->cost > 0;
   if (aKnown != bKnown)
