@@ -56,7 +56,9 @@ typedef struct Candidate {
   MlirValue value;
   size_t definition; /* position of the defining op */
   size_t gapStart;   /* last position using it before the gap (evict after) */
-  size_t gapEnd;     /* next position using it (regenerate before) */
+  size_t gapEnd;     /* next position using it */
+  size_t regenerateAt; /* the regenerate goes before this position, at most gapEnd: the ops
+                          from it up to gapEnd only prepare the next use's other operands */
   MemoptPolynomial *bytes;
   MlirOperation *chain; /* producer ops in program order, the value's own last */
   size_t chainCount;
@@ -357,6 +359,68 @@ static bool buildChain(const Context *context, Candidate *candidate) {
   return true;
 }
 
+/* True when every result of `op` is read only by `use` or by the ops from
+ * `first` up to `use`. */
+static bool onlyPrepares(MlirOperation op, MlirOperation first, MlirOperation use) {
+  MlirBlock block = mlirOperationGetBlock(use);
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+    for (MlirOpOperand read = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(read); read = mlirOpOperandGetNextUse(read)) {
+      MlirOperation reader = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(read), block);
+      bool inside = false;
+      for (MlirOperation at = first; !mlirOperationIsNull(at) && !inside;
+           at = mlirOperationGetNextInBlock(at)) {
+        inside = mlirOperationEqual(at, reader);
+        if (mlirOperationEqual(at, use))
+          break;
+      }
+      if (!inside)
+        return false;
+    }
+  return true;
+}
+
+/* Whether an op frees a buffer: the last read of some buffer is at its position. */
+typedef struct FreeCheck {
+  const Context *context;
+  size_t position;
+  bool frees;
+} FreeCheck;
+
+static void checkFree(MlirValue value, void *userData) {
+  FreeCheck *check = userData;
+  size_t buffer;
+  if (memoptMemoryProfileLookupBuffer(check->context->profile, value, &buffer) &&
+      memoptMemoryProfileGetBuffer(check->context->profile, buffer).lastPosition == check->position)
+    check->frees = true;
+}
+
+/* The earliest position after `last` from which every op up to `next` is
+ * pure, frees no buffer and only prepares the op at `next`'s other operands
+ * (its init's empty and fill, a transposed weight): a regenerate for `next`
+ * goes before them. Their buffers are then allocated after the
+ * regeneration rather than held through it, and as they free nothing, the
+ * regenerated value being resident during them adds to no lower point. */
+static size_t preparationStart(const Context *context, size_t last, size_t next) {
+  MlirOperation use = memoptMemoryProfileGetPositionOp(context->profile, next);
+  MlirOperation first = use;
+  size_t start = next;
+  for (size_t p = next - 1; p > last; --p) {
+    MlirOperation above = memoptMemoryProfileGetPositionOp(context->profile, p);
+    if (!mlirOperationEqual(mlirOperationGetNextInBlock(above), first) ||
+        mlirOperationGetNumResults(above) == 0 || !memoptOperationIsPure(above) ||
+        !onlyPrepares(above, first, use))
+      break;
+    FreeCheck check = {context, p, false};
+    forEachExternalOperand(above, checkFree, &check);
+    if (check.frees)
+      break;
+    first = above;
+    start = p;
+  }
+  return start;
+}
+
 /* True when `value` fills the whole of the buffer `allocated` allocates: the
  * same type, or (written in place through a reshape, as softmax's scores
  * are allocated 3-D and expanded per head) surely the same bytes. */
@@ -383,18 +447,23 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
       memoptOperationIsView(producer) || memoptOperationIsA(producer, "tensor.empty") ||
       !fillsBuffer(context, value, info.value))
     return false;
-  /* Gaps lie between consecutive reads of the buffer, through any value. */
-  size_t previous = definition, bestStart = 0, bestEnd = 0;
+  /* Gaps lie between consecutive reads of the buffer, through any value,
+   * up to where the regenerate would go. */
+  size_t previous = definition, bestStart = 0, bestEnd = 0, bestRegenerate = 0;
   for (size_t next = definition + 1; next < context->positionCount; ++next) {
     if (!context->bufferUsed[next * context->bufferCount + buffer])
       continue;
+    size_t regenerate = (long long)(next - previous - 1) >= context->minGap
+                            ? preparationStart(context, previous, next)
+                            : next;
     bool spansPeak = context->everywhere;
-    for (size_t p = previous + 1; p < next; ++p)
+    for (size_t p = previous + 1; p < regenerate; ++p)
       spansPeak = spansPeak || context->isPeak[p];
-    if ((long long)(next - previous - 1) >= context->minGap && spansPeak &&
-        next - previous > bestEnd - bestStart) {
+    if ((long long)(regenerate - previous - 1) >= context->minGap && spansPeak &&
+        regenerate - previous > bestRegenerate - bestStart) {
       bestStart = previous;
       bestEnd = next;
+      bestRegenerate = regenerate;
     }
     previous = next;
   }
@@ -415,6 +484,7 @@ static bool findCandidate(const Context *context, MlirValue value, size_t defini
                   .definition = definition,
                   .gapStart = bestStart,
                   .gapEnd = bestEnd,
+                  .regenerateAt = bestRegenerate,
                   .bytes = bytes,
                   .chain = memoptAllocateZeroed(context->positionCount, sizeof(MlirOperation))};
   if (!buildChain(context, candidate)) {
@@ -609,6 +679,32 @@ static MlirOperation buildRegenerate(Regeneration *regeneration, const Candidate
   return mlirOperationCreate(&state);
 }
 
+/* True when an accepted candidate other than `candidate` has its evict or
+ * regenerate go right before the op at `position`. */
+static bool rematOpBefore(const Candidate *candidate, size_t position, Candidate *const *accepted,
+                          size_t acceptedCount) {
+  for (size_t i = 0; i < acceptedCount; ++i)
+    if (accepted[i] != candidate &&
+        (accepted[i]->gapEnd == position || accepted[i]->gapStart + 1 == position))
+      return true;
+  return false;
+}
+
+/* Where the regenerate of `candidate` goes: before the op at its
+ * regenerateAt, unless an accepted candidate's evict or regenerate goes
+ * between that op and the next use. It keeps its place relative to those
+ * (whichever is inserted first), so that what each regeneration finds
+ * evicted is what the nesting was decided on. */
+static MlirOperation regenerationPoint(const Context *context, const Candidate *candidate,
+                                       Candidate *const *accepted, size_t acceptedCount) {
+  size_t at = candidate->gapEnd;
+  if (!rematOpBefore(candidate, at, accepted, acceptedCount))
+    while (at > candidate->regenerateAt &&
+           !rematOpBefore(candidate, at - 1, accepted, acceptedCount))
+      --at;
+  return memoptMemoryProfileGetPositionOp(context->profile, at);
+}
+
 /* Inserts the evict and regenerate ops of `candidate` and redirects later
  * uses; `accepted` are all the candidates made evictable. */
 static void rewrite(const Context *context, const Candidate *candidate, Candidate *const *accepted,
@@ -632,7 +728,9 @@ static void rewrite(const Context *context, const Candidate *candidate, Candidat
                                memoptAllocateZeroed(acceptedCount, sizeof(bool))};
   MlirOperation regenerate = buildRegenerate(&regeneration, candidate, true);
   free(regeneration.restored);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(nextUse), nextUse, regenerate);
+  mlirBlockInsertOwnedOperationBefore(
+      mlirOperationGetBlock(nextUse),
+      regenerationPoint(context, candidate, accepted, acceptedCount), regenerate);
   ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
   for (size_t i = 0; i < redirects.count; ++i)
     mlirOperationSetOperand(redirects.owners[i], (intptr_t)redirects.numbers[i],
@@ -809,7 +907,7 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
 
 static const MemoptPassOptionInfo rematDynamicOptions[] = {
     {"min-gap", MemoptOptionInteger, "4",
-     "fewest ops between the last use before a gap and the next use", NULL, 1, 1e9},
+     "fewest ops between the last use before a gap and the regenerate", NULL, 1, 1e9},
     {"max-chain", MemoptOptionInteger, "2",
      "most contractions (matmul-like ops) recomputed to regenerate one value", NULL, 0, 64},
     {"max-ops", MemoptOptionInteger, "32", "most ops recomputed to regenerate one value", NULL, 1,

@@ -18,21 +18,21 @@
 // CHECK: %[[B:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<?xf32>)
 // CHECK: %[[COST_A:[-0-9A-Za-z_.$]+]] = arith.index_cast %{{[0-9]+}} : index to i64
 // CHECK-NEXT: %[[POS_A:[-0-9A-Za-z_.$]+]] = arith.constant 6 : i64
-// CHECK-NEXT: %[[NEXT_A:[-0-9A-Za-z_.$]+]] = arith.constant 20 : i64
+// CHECK-NEXT: %[[NEXT_A:[-0-9A-Za-z_.$]+]] = arith.constant 19 : i64
 // CHECK-NEXT: call @memoptRtEvictable(%{{.*}}, %[[POS_A]], %[[NEXT_A]], %[[COST_A]])
 // CHECK: bufferization.to_buffer %[[B]] read_only
 // CHECK: %[[ONE:[-0-9A-Za-z_.$]+]] = arith.constant 1 : index
 // CHECK: %[[COST_B:[-0-9A-Za-z_.$]+]] = arith.index_cast %{{[0-9]+}} : index to i64
 // CHECK-NEXT: %[[POS_B:[-0-9A-Za-z_.$]+]] = arith.constant 9 : i64
-// CHECK-NEXT: %[[NEXT_B:[-0-9A-Za-z_.$]+]] = arith.constant 15 : i64
+// CHECK-NEXT: %[[NEXT_B:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
 // CHECK-NEXT: call @memoptRtEvictable(%{{.*}}, %[[POS_B]], %[[NEXT_B]], %[[COST_B]])
 // CHECK: %[[BUF_B:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[B]] read_only
-// CHECK: %[[AT_B:[-0-9A-Za-z_.$]+]] = arith.constant 15 : i64
+// CHECK: %[[AT_B:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
 // CHECK-NEXT: %[[FLAG_B:[-0-9A-Za-z_.$]+]] = call @memoptRtRestore(%[[ADDR_B:[-0-9A-Za-z_.$]+]], %[[AT_B]])
 // CHECK: %[[EVICTED_B:[-0-9A-Za-z_.$]+]] = arith.cmpi ne, %[[FLAG_B]]
 // CHECK-NEXT: scf.if %[[EVICTED_B]] {
 // CHECK-NEXT: %[[BUF_A:[-0-9A-Za-z_.$]+]] = bufferization.to_buffer %[[A]] read_only
-// CHECK: %[[AT_A:[-0-9A-Za-z_.$]+]] = arith.constant 15 : i64
+// CHECK: %[[AT_A:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
 // CHECK-NEXT: %[[FLAG_A:[-0-9A-Za-z_.$]+]] = func.call @memoptRtRestore(%[[ADDR_A:[-0-9A-Za-z_.$]+]], %[[AT_A]])
 // CHECK: %[[EVICTED_A:[-0-9A-Za-z_.$]+]] = arith.cmpi ne, %[[FLAG_A]]
 // CHECK-NEXT: scf.if %[[EVICTED_A]] {
@@ -43,10 +43,10 @@
 // CHECK: func.call @memoptRtRecommit(%[[ADDR_B]])
 // CHECK-NEXT: %[[DEST_B:[-0-9A-Za-z_.$]+]] = bufferization.to_tensor %[[BUF_B]] restrict writable
 // CHECK-NEXT: %[[B_AGAIN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<?xf32>) outs(%[[DEST_B]] : tensor<?xf32>)
-// CHECK: %[[AT_A_AGAIN:[-0-9A-Za-z_.$]+]] = arith.constant 15 : i64
-// CHECK-NEXT: %[[NEXT_A_AGAIN:[-0-9A-Za-z_.$]+]] = arith.constant 20 : i64
+// CHECK: %[[AT_A_AGAIN:[-0-9A-Za-z_.$]+]] = arith.constant 14 : i64
+// CHECK-NEXT: %[[NEXT_A_AGAIN:[-0-9A-Za-z_.$]+]] = arith.constant 19 : i64
 // CHECK-NEXT: func.call @memoptRtEvictable(%{{.*}}, %[[AT_A_AGAIN]], %[[NEXT_A_AGAIN]], %{{[-0-9A-Za-z_.$]+}})
 // CHECK-NEXT: bufferization.materialize_in_destination %[[B_AGAIN]] in restrict writable %[[BUF_B]]
-// CHECK: %[[AT_A_LAST:[-0-9A-Za-z_.$]+]] = arith.constant 20 : i64
+// CHECK: %[[AT_A_LAST:[-0-9A-Za-z_.$]+]] = arith.constant 19 : i64
 // CHECK-NEXT: call @memoptRtRestore(%{{.*}}, %[[AT_A_LAST]])
 // CHECK-NOT: remat.

@@ -2,7 +2,8 @@
 // away, then not again until the end: its buffer is idle across the gap.
 // remat-dynamic evicts it after its last use before the gap and regenerates
 // it (tensor.empty + the generic, cloned) before the next use, which then
-// reads the regenerated value. %t, read by every op, is never a candidate.
+// reads the regenerated value; the regenerate goes before the use's own
+// tensor.empty, whose buffer is then not held through the regeneration. %t, read by every op, is never a candidate.
 // RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>/dev/null | FileCheck %s
 // RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
@@ -62,5 +63,6 @@ func.func @gap(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NEXT: %[[R:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>) outs(%[[EMPTY]] : tensor<?x?xf32>)
 // CHECK: vector.yield %[[R]] : tensor<?x?xf32>
 // CHECK-NEXT: }) : (tensor<?x?xf32>) -> tensor<?x?xf32>
-// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}}, %[[AGAIN]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-NEXT: %[[INIT:[-0-9A-Za-z_.$]+]] = tensor.empty
+// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}}, %[[AGAIN]] : tensor<?x?xf32>, tensor<?x?xf32>) outs(%[[INIT]] : tensor<?x?xf32>)
 // CHECK-NOT: remat.

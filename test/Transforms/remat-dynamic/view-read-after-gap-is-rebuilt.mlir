@@ -56,5 +56,6 @@ func.func @view(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // CHECK: %[[AGAIN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[E]])
 // CHECK: vector.yield
 // CHECK-NEXT: }) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT: tensor.empty
 // CHECK-NEXT: %[[FLAT2:[-0-9A-Za-z_.$]+]] = tensor.collapse_shape %[[AGAIN]] {{\[}}[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
 // CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}}, %[[FLAT2]] : tensor<?xf32>, tensor<?xf32>)
