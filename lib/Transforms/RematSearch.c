@@ -13,8 +13,8 @@
  *    a layer norm's per-row statistics, say). Each buffer gives two
  *    candidates: recompute as far as possible, or extend every computed
  *    operand; each at the first later use, or earlier, where the fewest
- *    bytes are live between the peak and that use. The init of a destination-style op is always recomputed (the
- *    clone needs a buffer of its own).
+ *    bytes are live between the peak and that use. The init of a destination-style op is always
+ * recomputed (the clone needs a buffer of its own).
  * 3. Each candidate is scored on the profile without touching the IR: the
  *    buffer dies after its last use before the peak, the clones live from
  *    the insertion point (the recomputed buffer until its old end), extended
@@ -22,8 +22,11 @@
  *    position, raise no position above the peak, and the clones must stay
  *    below the peak at the insertion point (else the peak only moves to
  *    them); the best frees the most bytes at the peak per element operation
- *    recomputed. Candidates that would take the work recomputed so far
- *    past max-recompute (a fraction of the function's work) are skipped.
+ *    recomputed, except when candidates would meet the budget (the model's
+ *    new peak of the function) at no more cost than that one: the cheapest
+ *    of those then ends the search. Candidates that would take the work
+ *    recomputed so far past max-recompute (a fraction of the function's
+ *    work) are skipped.
  * 4. The best candidate is applied (clones inserted, every use at or after
  *    the insertion point redirected) and the function estimated again: when
  *    the real peak did not go down (or, at an equal peak, fewer positions
@@ -111,7 +114,9 @@ typedef struct Candidate {
   size_t insertion;      /* position of the first use after the peak */
   double cost;           /* element operations recomputed */
   uint64_t saving;       /* bytes freed at the peak, per the model */
+  int64_t newPeak;       /* the function's peak after it, per the model */
   double score;
+  bool closes; /* meets the budget at no more cost than the best-scored candidate */
 } Candidate;
 
 typedef struct Search {
@@ -121,6 +126,8 @@ typedef struct Search {
   size_t positionCount;
   MlirOperation *opAt;       /* per position */
   int64_t *live;             /* per position */
+  int64_t *liveBefore;       /* per position p: the most bytes live at a position before p */
+  int64_t *liveFrom;         /* per position p (and one past the last): the most at p or after */
   int64_t *delta;            /* scratch: difference array of a candidate's effect, all zero
                                 between candidates */
   bool *inChain;             /* scratch per position, all false between candidates */
@@ -456,8 +463,14 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
     /* Outside the span nothing changes (and nothing exceeds the peak). */
     int64_t peakBytes = search->live[peak];
     int64_t running = 0, atPeak = 0, atInsertion = 0;
-    for (size_t p = span.low; p < span.high && p < search->positionCount; ++p) {
+    size_t spanEnd = span.high < search->positionCount ? span.high : search->positionCount;
+    int64_t newPeak = search->liveBefore[span.low] > search->liveFrom[spanEnd]
+                          ? search->liveBefore[span.low]
+                          : search->liveFrom[spanEnd];
+    for (size_t p = span.low; p < spanEnd; ++p) {
       running += span.delta[p];
+      if (search->live[p] + running > newPeak)
+        newPeak = search->live[p] + running;
       if (p == peak)
         atPeak = running;
       if (p == insertion)
@@ -470,6 +483,7 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
      * peak: otherwise the peak only moves to them. */
     ok = ok && atPeak < 0 && search->live[insertion] + atInsertion < peakBytes;
     candidate->saving = ok ? (uint64_t)-atPeak : 0;
+    candidate->newPeak = newPeak;
     candidate->score = (double)candidate->saving / (candidate->cost + 1.0);
   }
   for (size_t k = 0; k < build.worklistCount; ++k)
@@ -567,6 +581,8 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   search->positionCount = memoptMemoryProfileGetNumPositions(profile);
   free(search->opAt);
   free(search->live);
+  free(search->liveBefore);
+  free(search->liveFrom);
   free(search->delta);
   free(search->inChain);
   free(search->worklist);
@@ -579,6 +595,15 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
     search->opAt[p] = memoptMemoryProfileGetPositionOp(profile, p);
     search->live[p] = (int64_t)memoptMemoryProfileGetLiveBytes(profile, p);
   }
+  search->liveBefore = memoptAllocateZeroed(search->positionCount + 1, sizeof *search->liveBefore);
+  search->liveFrom = memoptAllocateZeroed(search->positionCount + 1, sizeof *search->liveFrom);
+  for (size_t p = 1; p <= search->positionCount; ++p)
+    search->liveBefore[p] = search->liveBefore[p - 1] > search->live[p - 1]
+                                ? search->liveBefore[p - 1]
+                                : search->live[p - 1];
+  for (size_t p = search->positionCount; p-- > 0;)
+    search->liveFrom[p] =
+        search->liveFrom[p + 1] > search->live[p] ? search->liveFrom[p + 1] : search->live[p];
 }
 
 static size_t positionsAt(const Search *search, int64_t bytes) {
@@ -590,6 +615,10 @@ static size_t positionsAt(const Search *search, int64_t bytes) {
 
 static int compareCandidates(const void *a, const void *b) {
   const Candidate *x = a, *y = b;
+  if (x->closes != y->closes)
+    return x->closes ? -1 : 1;
+  if (x->closes && x->cost != y->cost)
+    return x->cost < y->cost ? -1 : 1;
   if (x->score != y->score)
     return x->score > y->score ? -1 : 1;
   if (x->saving != y->saving)
@@ -619,6 +648,8 @@ static void destroySearch(Search *search) {
   memoptMemoryProfileDestroy(search->profile);
   free(search->opAt);
   free(search->live);
+  free(search->liveBefore);
+  free(search->liveFrom);
   free(search->delta);
   free(search->inChain);
   free(search->worklist);
@@ -691,7 +722,19 @@ bool rematFunction(MlirOperation func, const RematLimits *limits, RematOutcome *
             ++candidateCount;
         }
       }
+    /* Greedy by score, except for the last step: when candidates meet the
+     * budget at no more cost than the best-scored one would take, the
+     * cheapest of them ends the search (the best-scored may free far more
+     * than the budget needs). */
     qsort(candidates, candidateCount, sizeof *candidates, compareCandidates);
+    bool anyCloses = false;
+    for (size_t c = 0; c < candidateCount; ++c) {
+      candidates[c].closes = candidates[c].newPeak <= (int64_t)outcome->budget &&
+                             candidates[c].cost <= candidates[0].cost;
+      anyCloses = anyCloses || candidates[c].closes;
+    }
+    if (anyCloses)
+      qsort(candidates, candidateCount, sizeof *candidates, compareCandidates);
     bool accepted = false;
     size_t peakCount = positionsAt(&search, (int64_t)peakBytes);
     for (size_t c = 0; c < candidateCount && c < MAX_TRIES_PER_STEP && !accepted; ++c) {
