@@ -13,8 +13,9 @@
  *    a layer norm's per-row statistics, say). Each buffer gives two
  *    candidates: recompute as far as possible, or extend every computed
  *    operand; each at the first later use, or earlier, where the fewest
- *    bytes are live between the peak and that use. The init of a destination-style op is always
- * recomputed (the clone needs a buffer of its own).
+ *    bytes are live between the peak and that use. The init of a
+ *    destination-style op is always recomputed (the clone needs a buffer of
+ *    its own).
  * 3. Each candidate is scored on the profile without touching the IR: the
  *    buffer dies after its last use before the peak, the clones live from
  *    the insertion point (the recomputed buffer until its old end), extended
