@@ -3,7 +3,8 @@
  * With dynamic shapes the compiler cannot tell whether evicting a tensor
  * pays off, so it only prepares the choice: for a tensor whose buffer sits
  * unused across a long gap, it inserts `remat.evict` after the last use
- * before the gap and `remat.regenerate` before the next use, whose body
+ * before the gap and `remat.regenerate` before the next use (and before
+ * the ops that only prepare that use's other operands), whose body
  * recomputes the tensor from values still live there; later uses read the
  * regenerated value. The runtime (memopt_rt, after remat-to-runtime) evicts
  * only when memory runs short.
@@ -15,7 +16,8 @@
  *     place through a reshape counts), so its memory really goes while it
  *     is evicted;
  *   - between two consecutive uses (or its definition and first use) lie at
- *     least `min-gap` ops that touch its buffer through no value at all,
+ *     least `min-gap` ops before the regenerate that touch its buffer
+ *     through no value at all,
  *     and, unless `everywhere`, one of those ops is a candidate peak of the
  *     symbolic live bytes: eviction cannot lower a peak it does not span;
  *   - its producer chain is cheap (at most `max-chain` contractions and
