@@ -361,22 +361,14 @@ static bool buildChain(const Context *context, Candidate *candidate) {
   return true;
 }
 
-/* True when every result of `op` is read only by `use` or by the ops from
- * `first` up to `use`. */
-static bool onlyPrepares(MlirOperation op, MlirOperation first, MlirOperation use) {
-  MlirBlock block = mlirOperationGetBlock(use);
+/* True when every result of `op`, at `position`, is read only by the ops
+ * after it up to position `next`. */
+static bool onlyPrepares(const Context *context, MlirOperation op, size_t position, size_t next) {
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
     for (MlirOpOperand read = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
          !mlirOpOperandIsNull(read); read = mlirOpOperandGetNextUse(read)) {
-      MlirOperation reader = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(read), block);
-      bool inside = false;
-      for (MlirOperation at = first; !mlirOperationIsNull(at) && !inside;
-           at = mlirOperationGetNextInBlock(at)) {
-        inside = mlirOperationEqual(at, reader);
-        if (mlirOperationEqual(at, use))
-          break;
-      }
-      if (!inside)
+      size_t at;
+      if (!positionOf(context, mlirOpOperandGetOwner(read), &at) || at <= position || at > next)
         return false;
     }
   return true;
@@ -404,20 +396,18 @@ static void checkFree(MlirValue value, void *userData) {
  * regeneration rather than held through it, and as they free nothing, the
  * regenerated value being resident during them adds to no lower point. */
 static size_t preparationStart(const Context *context, size_t last, size_t next) {
-  MlirOperation use = memoptMemoryProfileGetPositionOp(context->profile, next);
-  MlirOperation first = use;
   size_t start = next;
   for (size_t p = next - 1; p > last; --p) {
     MlirOperation above = memoptMemoryProfileGetPositionOp(context->profile, p);
-    if (!mlirOperationEqual(mlirOperationGetNextInBlock(above), first) ||
+    if (!mlirOperationEqual(mlirOperationGetNextInBlock(above),
+                            memoptMemoryProfileGetPositionOp(context->profile, p + 1)) ||
         mlirOperationGetNumResults(above) == 0 || !memoptOperationIsPure(above) ||
-        !onlyPrepares(above, first, use))
+        !onlyPrepares(context, above, p, next))
       break;
     FreeCheck check = {context, p, false};
     forEachExternalOperand(above, checkFree, &check);
     if (check.frees)
       break;
-    first = above;
     start = p;
   }
   return start;
