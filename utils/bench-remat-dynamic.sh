@@ -60,6 +60,7 @@ workloads=(
 )
 
 row() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
+outputs_of() { awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$1"; }
 
 echo "pipeline: $pipeline; static: $(static_pipeline LIMIT); limit: $limit_ratio x unoptimized peak; bounds: $bounds"
 printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %9s %9s %s\n' workload dim peak_unopt \
@@ -104,8 +105,8 @@ for entry in "${workloads[@]}"; do
     read -r _ recomputed_matched _ <<< "$(row recomputed_ops_per_run "$matched")"
     at_static="$(awk -v d="$peak_matched" -v s="$peak_static" 'BEGIN { printf "%.3f", d / s }')"
     share_matched="$(awk -v r="$recomputed_matched" -v w="$step_work" 'BEGIN { printf "%.1f%%", 100 * r / w }')"
-    outputs="$(awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$out")"
-    outputs_matched="$(awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$matched")"
+    outputs="$(outputs_of "$out")"
+    outputs_matched="$(outputs_of "$matched")"
     [ "$outputs_matched" = "$outputs" ] || outputs="$outputs (at the static peak: $outputs_matched)"
     printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %9s %9s %s\n' "$name" "$dim" \
       "$peak_unopt" "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$evictions" \
