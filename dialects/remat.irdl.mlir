@@ -5,10 +5,14 @@ irdl.dialect @remat {
   // From this point until a matching remat.regenerate, the buffer of `value`
   // may be evicted when memory runs short (decided at run time). In a
   // regenerate's body it takes effect when that body has run, until the next
-  // regenerate of `value` in the function body.
+  // regenerate of `value` in the function body. The optional `restore_bytes`
+  // (an index) is how many bytes, at least, are resident while that
+  // regenerate runs, the buffer itself included: the runtime prefers
+  // evicting buffers whose restoration fits its limit.
   irdl.operation @evict {
     %value = irdl.base "!builtin.tensor"
-    irdl.operands(value: %value)
+    %restoreBytes = irdl.is index
+    irdl.operands(value: %value, restore_bytes: optional %restoreBytes)
   }
 
   // Yields `value` for its later uses: the buffer itself when it is still

@@ -23,8 +23,8 @@
 # one (at most 1: it matches the static result), recomp@s what it recomputes.
 #
 # The limit is LIMIT_RATIO times the unoptimized peak of that size (measured
-# first); LIMIT_RATIO=0 passes a 1-byte limit, so everything evictable is
-# evicted (the lowest peak the inserted remat can reach).
+# first); LIMIT_RATIO=0 passes a 1-byte limit, so memopt_rt evicts whatever
+# lowers the peak (the lowest peak it reaches with the inserted remat).
 #
 # The dynamic model states what the workload guarantees: batch and sequence
 # (the shape symbols s0 and s1) are at least the smallest of DIMS

@@ -5,7 +5,7 @@
  *   remat.evict %v          ->  %m = bufferization.to_buffer %v read_only
  *                               %p = memref.extract_aligned_pointer_as_index %m
  *                               call @memoptRtEvictable(%p as i64, position, next use,
- *                                                       cost)
+ *                                                       cost, restore bytes)
  *   %r = remat.regenerate %v ->  %m, %p as above
  *                               %e = call @memoptRtRestore(%p as i64, position)
  *                               scf.if %e != 0 { nested regenerates,
@@ -25,7 +25,9 @@
  * function when there is none). The cost is the element operations the
  * regenerate's body performs (memoptSymbolicRecomputeCost of its ops), built
  * before the evict from the dimensions the shape symbols were first seen in;
- * -1 when some extent is unknown there or there is no regenerate.
+ * -1 when some extent is unknown there or there is no regenerate. The
+ * restore bytes are the evict's optional second operand (what remat-dynamic
+ * found resident at the regenerate), -1 without one.
  *
  * A regenerate's body may hold remat ops of its own (remat-dynamic reads an
  * input that may be evicted through a nested regenerate, then makes it
@@ -36,6 +38,7 @@
  * counts its own then. */
 #include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
+#include "Conversion/SymbolicSizeValue.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 
@@ -281,69 +284,6 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position,
   memoptEraseOp(regenerate);
 }
 
-/* True when `value` can be read right before `anchor`, an op of the function body. */
-static bool availableBefore(MlirValue value, MlirOperation anchor) {
-  MlirBlock block = mlirOperationGetBlock(anchor);
-  if (mlirValueIsABlockArgument(value))
-    return mlirBlockEqual(mlirBlockArgumentGetOwner(value), block);
-  MlirOperation owner = mlirOpResultGetOwner(value);
-  return mlirBlockEqual(mlirOperationGetBlock(owner), block) &&
-         mlirOperationIsBeforeInBlock(owner, anchor);
-}
-
-/* True when shape symbol `symbol` can be read before `anchor`: the value it
- * was first seen in is available there. */
-static bool symbolReadableBefore(const MemoptShapeSymbols *symbols, unsigned symbol,
-                                 MlirOperation anchor) {
-  int64_t dim;
-  MlirValue source = memoptShapeSymbolsGetSource(symbols, symbol, &dim);
-  return !mlirValueIsNull(source) && availableBefore(source, anchor);
-}
-
-/* The value of shape symbol `symbol` as an index, read from where the
- * symbol was first seen (symbolReadableBefore holds). */
-static MlirValue buildSymbolValue(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
-                                  unsigned symbol) {
-  int64_t dim;
-  MlirValue source = memoptShapeSymbolsGetSource(symbols, symbol, &dim);
-  if (dim >= 0)
-    return memoptBuildTensorDim(builder, source, dim);
-  if (mlirTypeIsAIndex(mlirValueGetType(source)))
-    return source;
-  return memoptBuildOneResult(builder, "arith.index_cast", &source, 1,
-                              mlirIndexTypeGet(mlirLocationGetContext(builder->location)), NULL, 0);
-}
-
-/* Builds `polynomial` as an index before `anchor`; null, building nothing,
- * when a symbol in it cannot be read there. */
-static MlirValue buildPolynomial(const MemoptBuilder *builder, const MemoptShapeSymbols *symbols,
-                                 const MemoptPolynomial *polynomial, MlirOperation anchor) {
-  size_t termCount = memoptPolynomialGetNumTerms(polynomial);
-  unsigned factors[MEMOPT_POLYNOMIAL_MAX_DEGREE], degree;
-  for (size_t t = 0; t < termCount; ++t) {
-    memoptPolynomialGetTerm(polynomial, t, factors, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
-    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE; ++f)
-      if (!symbolReadableBefore(symbols, factors[f], anchor))
-        return (MlirValue){NULL};
-  }
-  MlirValue *symbolValues =
-      memoptAllocateZeroed(memoptShapeSymbolsGetNumSymbols(symbols) + 1, sizeof *symbolValues);
-  MlirValue sum = termCount ? (MlirValue){NULL} : memoptBuildIndexConstant(builder, 0);
-  for (size_t t = 0; t < termCount; ++t) {
-    int64_t coefficient =
-        memoptPolynomialGetTerm(polynomial, t, factors, MEMOPT_POLYNOMIAL_MAX_DEGREE, &degree);
-    MlirValue term = memoptBuildIndexConstant(builder, coefficient);
-    for (unsigned f = 0; f < degree && f < MEMOPT_POLYNOMIAL_MAX_DEGREE; ++f) {
-      if (mlirValueIsNull(symbolValues[factors[f]]))
-        symbolValues[factors[f]] = buildSymbolValue(builder, symbols, factors[f]);
-      term = memoptBuildIndexArith(builder, "arith.muli", term, symbolValues[factors[f]]);
-    }
-    sum = mlirValueIsNull(sum) ? term : memoptBuildIndexArith(builder, "arith.addi", sum, term);
-  }
-  free(symbolValues);
-  return sum;
-}
-
 /* True for remat.evict and remat.regenerate. */
 static bool isRematOp(MlirOperation op) {
   return memoptOperationIsA(op, "remat.evict") || memoptOperationIsA(op, "remat.regenerate");
@@ -366,7 +306,7 @@ static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
   MemoptPolynomial *cost = memoptSymbolicRecomputeCostOfOps(symbols, ops, recomputedCount);
   free(ops);
   MlirValue value = cost && memoptPolynomialIsValid(cost)
-                        ? buildPolynomial(builder, symbols, cost, topLevel)
+                        ? memoptBuildPolynomialValue(builder, symbols, cost, topLevel, NULL)
                         : (MlirValue){NULL};
   memoptPolynomialDestroy(cost);
   MlirType i64 = mlirIntegerTypeGet(mlirLocationGetContext(builder->location), 64);
@@ -386,9 +326,18 @@ static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
   MlirValue cost = mlirOperationIsNull(regenerate)
                        ? i64Constant(&builder, -1)
                        : buildRegenerationCost(&builder, symbols, regenerate, topLevel);
-  MlirValue operands[] = {address, i64Constant(&builder, position), i64Constant(&builder, nextUse),
-                          cost};
-  buildCall(&builder, "memoptRtEvictable", operands, 4, NULL, 0);
+  MlirValue positionValue = i64Constant(&builder, position);
+  MlirValue nextUseValue = i64Constant(&builder, nextUse);
+  MlirValue restoreBytes;
+  if (mlirOperationGetNumOperands(evict) > 1) {
+    MlirValue stated = mlirOperationGetOperand(evict, 1);
+    restoreBytes = memoptBuildOneResult(&builder, "arith.index_cast", &stated, 1,
+                                        mlirValueGetType(positionValue), NULL, 0);
+  } else {
+    restoreBytes = i64Constant(&builder, -1);
+  }
+  MlirValue operands[] = {address, positionValue, nextUseValue, cost, restoreBytes};
+  buildCall(&builder, "memoptRtEvictable", operands, 5, NULL, 0);
   memoptEraseOp(evict);
 }
 
@@ -529,7 +478,7 @@ static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPas
       return mlirLogicalResultFailure();
   if (any) {
     MlirType i32 = mlirIntegerTypeGet(mlirOperationGetContext(module), 32);
-    declare(module, "memoptRtEvictable", 4, NULL, 0);
+    declare(module, "memoptRtEvictable", 5, NULL, 0);
     declare(module, "memoptRtRestore", 2, &i32, 1);
     declare(module, "memoptRtRecommit", 1, NULL, 0);
   }

@@ -32,6 +32,7 @@ typedef struct Evictable {
   int64_t bytes;
   int64_t nextUse; /* op position of the matching restore */
   int64_t cost;    /* element operations of its recomputation; <= 0: unknown */
+  int64_t restoreBytes; /* resident while it is restored, itself included; <= 0: unknown */
   bool evicted;
 } Evictable;
 
@@ -114,15 +115,36 @@ static double savedByteSpan(const Evictable *entry) {
   return (double)entry->bytes * (double)(distance > 0 ? distance : 1);
 }
 
-/* True when `a` should be evicted before `b`: the most byte-span saved per
+/* True when restoring `entry` fits under `limit`, or nobody knows. Evicting
+ * a buffer whose restoration cannot fit only moves the excess to where it
+ * is restored, where nothing counted can make room: LLaMA's SiLU output,
+ * restored in the MLP backward beside the gate it is computed from, the
+ * incoming gradient and its product with the up projection. */
+static bool restoreFits(const Evictable *entry, int64_t limit) {
+  return entry->restoreBytes <= 0 || entry->restoreBytes <= limit;
+}
+
+/* True when evicting `entry` can lower the peak: its restoration fits
+ * `limit`, or needs fewer bytes than `demand`, the live bytes the allocation
+ * reaches if nothing is evicted. Otherwise restoring it would peak higher
+ * than what evicting it avoids now. */
+static bool evictionPays(const Evictable *entry, int64_t limit, int64_t demand) {
+  return restoreFits(entry, limit) || entry->restoreBytes < demand;
+}
+
+/* True when `a` should be evicted before `b` under `limit`: a buffer whose
+ * restoration fits first; then the most byte-span saved per
  * element operation recomputed (DTR's heuristic). Without costs the largest
  * byte span goes first; a buffer of unknown cost goes after every known one,
  * as its recomputation may be the dearest. The cost is the regeneration's
  * own: recomputing the evictable inputs it reads too is needed only when
- * those were evicted as well, and ranking by that worst case kept a cheap
- * elementwise result (LLaMA's SiLU) resident and evicted the matmul it
- * reads (the gate) instead. */
-static bool evictsBefore(const Evictable *a, const Evictable *b) {
+ * those were evicted as well, and ranking by that worst case kept the SiLU
+ * output resident and evicted the gate matmul instead, also where restoring
+ * the SiLU fits. */
+static bool evictsBefore(const Evictable *a, const Evictable *b, int64_t limit) {
+  bool aFits = restoreFits(a, limit), bFits = restoreFits(b, limit);
+  if (aFits != bFits)
+    return aFits;
   bool aKnown = a->cost > 0, bKnown = b->cost > 0;
   if (aKnown != bKnown)
     return aKnown;
@@ -142,11 +164,11 @@ void memoptRtEvictionMakeRoom(int64_t size) {
       break;
     size_t best = registryCount;
     for (size_t i = 0; i < registryCount; ++i)
-      if (!registry[i].evicted &&
-          (best == registryCount || evictsBefore(&registry[i], &registry[best])))
+      if (!registry[i].evicted && evictionPays(&registry[i], limit, used + size) &&
+          (best == registryCount || evictsBefore(&registry[i], &registry[best], limit)))
         best = i;
     if (best == registryCount)
-      break; /* nothing left to evict: the allocation goes over the limit */
+      break; /* nothing left worth evicting: the allocation goes over the limit */
     registry[best].evicted = true;
     memoptRtBlockUncount(registry[best].payload);
     releasePages(registry[best].payload, registry[best].bytes);
@@ -155,7 +177,8 @@ void memoptRtEvictionMakeRoom(int64_t size) {
   pthread_mutex_unlock(&registryLock);
 }
 
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost) {
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
+                       int64_t restoreBytes) {
   void *payload = (void *)(uintptr_t)pointer;
   pthread_mutex_lock(&registryLock);
   currentPosition = position;
@@ -182,7 +205,7 @@ void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64
     ++registryCount;
     atomic_fetch_add(&registeredCount, 1);
   }
-  registry[index] = (Evictable){payload, bytes, nextUse, cost, false};
+  registry[index] = (Evictable){payload, bytes, nextUse, cost, restoreBytes, false};
   pthread_mutex_unlock(&registryLock);
 }
 

@@ -221,7 +221,10 @@ void _mlir_ciface_memoptRtPrintI1(int64_t index, MemoptRtUnrankedMemRef *memref)
  * registered buffers are evicted in decreasing order of size times distance
  * to their next use per element operation their recomputation costs (DTR's
  * heuristic, with the distance to the next use for its staleness; buffers
- * of unknown cost go after all others, by size times distance) until the allocation
+ * of unknown cost go after all others, by size times distance; buffers
+ * whose restoration needs more resident bytes than the limit go after
+ * every buffer whose restoration fits, and only while it needs fewer bytes
+ * than the allocation would reach without them) until the allocation
  * fits: their pages are given back (madvise MADV_DONTNEED) and their bytes
  * stop counting, while the block stays allocated so that its address stays
  * valid. memoptRtRestore tells the program that a block was evicted; once
@@ -243,11 +246,13 @@ int64_t memoptRtLimitBytes(void);
 /// Registers the block at `pointer` (an address this library's allocation
 /// functions returned, as an integer) as evictable from op `position` until
 /// its next use at op `nextUse`, recomputed then in `cost` element operations
-/// (<= 0: unknown). A block registered and evicted stays evicted (a
+/// (<= 0: unknown) with `restoreBytes` resident, itself included, counted as
+/// the limit is (<= 0: unknown, taken to fit). A block registered and evicted stays evicted (a
 /// regeneration makes its restored inputs evictable again, whether or not its
 /// nested regenerate of that input ran). Aborts with a message for another
 /// pointer.
-void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost);
+void memoptRtEvictable(int64_t pointer, int64_t position, int64_t nextUse, int64_t cost,
+                       int64_t restoreBytes);
 
 /// Ends the evictable interval of the block at `pointer` at op `position`:
 /// returns 1 when it was evicted (the caller must then restore the inputs of

@@ -40,6 +40,7 @@
  * (remat-to-runtime passes it), so a longer chain (`max-chain`) only
  * widens its choice: an expensive buffer is evicted after the cheap ones. */
 #include "Analysis/Analysis.h"
+#include "Conversion/SymbolicSizeValue.h"
 #include "Conversion/UpstreamOps.h"
 #include "IR/IR.h"
 #include "Transforms/PassList.h"
@@ -67,6 +68,8 @@ typedef struct Candidate {
   MlirValue *inputs; /* tensors the chain reads from outside */
   size_t inputCount, inputCapacity;
   MemoptPolynomial *cost; /* element operations of the chain; NULL when unknown */
+  MemoptPolynomial *restoreBytes; /* resident, at least, while its regenerate runs; NULL: unknown */
+  MlirValue restoreBytesValue;    /* restoreBytes as an index for its evicts; null: unknown */
 } Candidate;
 
 typedef struct Context {
@@ -78,12 +81,13 @@ typedef struct Context {
   bool *isPeak;     /* candidate peak positions */
   long long minGap, maxChain, maxOps, maxNested;
   uint64_t minBytes;
-  bool everywhere;
+  bool everywhere, restoreFootprints;
 } Context;
 
 static void candidateDestroy(Candidate *candidate) {
   memoptPolynomialDestroy(candidate->bytes);
   memoptPolynomialDestroy(candidate->cost);
+  memoptPolynomialDestroy(candidate->restoreBytes);
   free(candidate->chain);
   free(candidate->inputs);
 }
@@ -570,6 +574,13 @@ static bool readsWhileEvicted(const Candidate *reader, size_t position, const Ca
   return false;
 }
 
+/* Builds the remat.evict of `candidate`, with its restore footprint when known. */
+static void buildEvict(const MemoptBuilder *builder, const Candidate *candidate) {
+  MlirValue operands[] = {candidate->value, candidate->restoreBytesValue};
+  memoptBuildOp(builder, "remat.evict", operands, mlirValueIsNull(operands[1]) ? 1 : 2, NULL, 0,
+                NULL, 0);
+}
+
 /* What every recomputation inserted for one regeneration point shares. */
 typedef struct Regeneration {
   Candidate *const *accepted;
@@ -650,7 +661,7 @@ static void fillRecomputation(Regeneration *regeneration, const Candidate *candi
     const Candidate *restored = regeneration->accepted[i];
     /* At its own regeneration point the value is read next; it stays resident. */
     if (regeneration->restored[i] && regeneration->position < restored->gapEnd)
-      memoptBuildOp(&beforeYield, "remat.evict", &restored->value, 1, NULL, 0, NULL, 0);
+      buildEvict(&beforeYield, restored);
   }
 }
 
@@ -682,25 +693,101 @@ static bool rematOpBefore(const Candidate *candidate, size_t position, Candidate
   return false;
 }
 
-/* Where the regenerate of `candidate` goes: before the op at its
+/* The position of the op the regenerate of `candidate` goes before: its
  * regenerateAt, unless an accepted candidate's evict or regenerate goes
  * between that op and the next use. It keeps its place relative to those
  * (whichever is inserted first), so that what each regeneration finds
  * evicted is what the nesting was decided on. */
-static MlirOperation regenerationPoint(const Context *context, const Candidate *candidate,
-                                       Candidate *const *accepted, size_t acceptedCount) {
+static size_t regenerationPosition(const Candidate *candidate, Candidate *const *accepted,
+                                   size_t acceptedCount) {
   size_t at = candidate->gapEnd;
   if (!rematOpBefore(candidate, at, accepted, acceptedCount))
     while (at > candidate->regenerateAt &&
            !rematOpBefore(candidate, at - 1, accepted, acceptedCount))
       --at;
-  return memoptMemoryProfileGetPositionOp(context->profile, at);
+  return at;
+}
+
+/* The bytes resident, at least, while the regenerate of `accepted[index]`
+ * runs (`regenerateAt`: the positions of the ops each accepted candidate's
+ * regenerate goes before): the buffers live across that point, its own and
+ * those its recomputation reads included, except those of other candidates
+ * that may be evicted there. The inputs of a nested regeneration count as
+ * evictable: they are restored only when the input they rebuild was
+ * evicted too. Evicting the candidate pays only when this fits under the
+ * run's limit: nothing counted can make room. NULL when some size is
+ * unknown. */
+static MemoptPolynomial *restoreFootprint(const Context *context, Candidate *const *accepted,
+                                          size_t acceptedCount, const size_t *regenerateAt,
+                                          size_t index) {
+  const Candidate *candidate = accepted[index];
+  size_t at = regenerateAt[index];
+  bool *evictable = memoptAllocateZeroed(context->bufferCount + 1, sizeof(bool));
+  for (size_t i = 0; i < acceptedCount; ++i) {
+    size_t buffer;
+    /* Ties (an evict or regenerate before the same op) count as evictable:
+     * the footprint stays a lower bound. */
+    if (i != index && !readsWhileEvicted(candidate, candidate->gapEnd, accepted[i]) &&
+        accepted[i]->gapStart < at && regenerateAt[i] >= at &&
+        memoptMemoryProfileLookupBuffer(context->profile, accepted[i]->value, &buffer))
+      evictable[buffer] = true;
+  }
+  size_t liveCount = memoptMemoryProfileGetLiveBuffers(context->profile, at, NULL, 0);
+  size_t *live = memoptAllocateZeroed(liveCount + 1, sizeof *live);
+  memoptMemoryProfileGetLiveBuffers(context->profile, at, live, liveCount);
+  MemoptPolynomial *total = memoptPolynomialCreateConstant(0);
+  for (size_t i = 0; i < liveCount && total; ++i) {
+    MemoptBufferInfo buffer = memoptMemoryProfileGetBuffer(context->profile, live[i]);
+    /* Buffers the op at `at` allocates come after the regenerate. */
+    if (evictable[live[i]] || buffer.nested || buffer.firstPosition >= at)
+      continue;
+    MemoptPolynomial *bytes = buffer.sizeKnown
+                                  ? memoptPolynomialCreateConstant((int64_t)buffer.bytes)
+                                  : memoptShapeSymbolsGetByteSize(context->symbols, buffer.value);
+    if (!bytes) {
+      memoptPolynomialDestroy(total);
+      total = NULL;
+      break;
+    }
+    memoptPolynomialAccumulate(total, bytes, 1);
+    memoptPolynomialDestroy(bytes);
+  }
+  free(live);
+  free(evictable);
+  return total;
+}
+
+/* Builds each accepted candidate's restore footprint as an index for its
+ * evicts: at the start of the function when the symbols can be read there
+ * (op positions, which the runtime measures distances in, then all shift
+ * alike), else right before its evict. */
+static void buildRestoreFootprints(const Context *context, MlirBlock body,
+                                   Candidate *const *accepted, size_t acceptedCount) {
+  MlirOperation first = mlirBlockGetFirstOperation(body);
+  MemoptBuilder atStart = memoptBuilderBefore(first);
+  MlirValue *symbolValues = memoptAllocateZeroed(
+      memoptShapeSymbolsGetNumSymbols(context->symbols) + 1, sizeof *symbolValues);
+  for (size_t i = 0; i < acceptedCount; ++i) {
+    Candidate *candidate = accepted[i];
+    if (!candidate->restoreBytes)
+      continue;
+    candidate->restoreBytesValue = memoptBuildPolynomialValue(
+        &atStart, context->symbols, candidate->restoreBytes, first, symbolValues);
+    if (!mlirValueIsNull(candidate->restoreBytesValue))
+      continue;
+    MlirOperation afterLastUse =
+        memoptMemoryProfileGetPositionOp(context->profile, candidate->gapStart + 1);
+    MemoptBuilder atEvict = memoptBuilderBefore(afterLastUse);
+    candidate->restoreBytesValue = memoptBuildPolynomialValue(
+        &atEvict, context->symbols, candidate->restoreBytes, afterLastUse, NULL);
+  }
+  free(symbolValues);
 }
 
 /* Inserts the evict and regenerate ops of `candidate` and redirects later
  * uses; `accepted` are all the candidates made evictable. */
 static void rewrite(const Context *context, const Candidate *candidate, Candidate *const *accepted,
-                    size_t acceptedCount) {
+                    size_t acceptedCount, size_t regenerateAt) {
   MlirOperation afterLastUse =
       memoptMemoryProfileGetPositionOp(context->profile, candidate->gapStart + 1);
   MlirOperation nextUse = memoptMemoryProfileGetPositionOp(context->profile, candidate->gapEnd);
@@ -708,7 +795,7 @@ static void rewrite(const Context *context, const Candidate *candidate, Candidat
   atEvict.location = mlirValueIsAOpResult(candidate->value)
                          ? mlirOperationGetLocation(mlirOpResultGetOwner(candidate->value))
                          : atEvict.location;
-  memoptBuildOp(&atEvict, "remat.evict", &candidate->value, 1, NULL, 0, NULL, 0);
+  buildEvict(&atEvict, candidate);
 
   /* Collect the reads to redirect (of the value, or of views of it taken
    * before the gap) before the regenerate op adds its own. */
@@ -722,7 +809,7 @@ static void rewrite(const Context *context, const Candidate *candidate, Candidat
   free(regeneration.restored);
   mlirBlockInsertOwnedOperationBefore(
       mlirOperationGetBlock(nextUse),
-      regenerationPoint(context, candidate, accepted, acceptedCount), regenerate);
+      memoptMemoryProfileGetPositionOp(context->profile, regenerateAt), regenerate);
   ViewClones views = {.root = candidate->value, .regenerated = mlirOperationGetResult(regenerate, 0), .before = nextUse};
   for (size_t i = 0; i < redirects.count; ++i)
     mlirOperationSetOperand(redirects.owners[i], (intptr_t)redirects.numbers[i],
@@ -819,6 +906,7 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
       .maxNested = memoptPassOptionsGetInteger(options, "max-nested"),
       .minBytes = (uint64_t)memoptPassOptionsGetInteger(options, "min-bytes"),
       .everywhere = memoptPassOptionsGetBool(options, "everywhere"),
+      .restoreFootprints = memoptPassOptionsGetBool(options, "restore-footprints"),
   };
   context.bufferUsed = memoptAllocateZeroed(
       context.positionCount * (context.bufferCount ? context.bufferCount : 1), sizeof(bool));
@@ -862,6 +950,13 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
   for (size_t i = 0; i < candidateCount; ++i)
     accept(&context, &candidates[i], accepted, &acceptedCount);
 
+  size_t *regenerateAt = memoptAllocateZeroed(acceptedCount + 1, sizeof *regenerateAt);
+  for (size_t i = 0; i < acceptedCount; ++i)
+    regenerateAt[i] = regenerationPosition(accepted[i], accepted, acceptedCount);
+  for (size_t i = 0; i < acceptedCount && context.restoreFootprints; ++i)
+    accepted[i]->restoreBytes =
+        restoreFootprint(&context, accepted, acceptedCount, regenerateAt, i);
+
   MemoptStringBuffer message = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&message, "remat-dynamic: %zu value%s made evictable",
                                  acceptedCount, acceptedCount == 1 ? "" : "s");
@@ -880,9 +975,16 @@ static MlirLogicalResult runRematDynamic(MlirOperation func, const MemoptPassOpt
     if (nested)
       memoptStringBufferAppendFormat(&message, ", %zu evictable input%s regenerated inside", nested,
                                      nested == 1 ? "" : "s");
+    if (candidate->restoreBytes) {
+      memoptStringBufferAppendFormat(&message, ", restored beside ");
+      memoptPolynomialPrint(candidate->restoreBytes, names, symbolCount, &message);
+      memoptStringBufferAppendFormat(&message, " resident bytes");
+    }
   }
+  buildRestoreFootprints(&context, entry, accepted, acceptedCount);
   for (size_t i = 0; i < acceptedCount; ++i)
-    rewrite(&context, accepted[i], accepted, acceptedCount);
+    rewrite(&context, accepted[i], accepted, acceptedCount, regenerateAt[i]);
+  free(regenerateAt);
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark, message.data);
   memoptStringBufferDestroy(&message);
 
@@ -911,6 +1013,10 @@ static const MemoptPassOptionInfo rematDynamicOptions[] = {
     {"min-bytes", MemoptOptionBytes, "0", "smallest size (surely) worth evicting", NULL, 0, 9e18},
     {"everywhere", MemoptOptionBool, "false",
      "also gaps that span no candidate peak of the symbolic live bytes", NULL, 0, 0},
+    {"restore-footprints", MemoptOptionBool, "true",
+     "state on each evict the bytes resident while its regenerate runs (the runtime evicts a "
+     "buffer whose restoration cannot fit its limit last, and only when that lowers the peak)",
+     NULL, 0, 0},
 };
 
 static MlirDialectHandle (*const rematDynamicDialects[])(void) = {

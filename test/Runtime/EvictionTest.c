@@ -1,9 +1,11 @@
 /* Unit tests of memopt_rt's eviction (lib/Runtime/Eviction.c): nothing is
  * evicted without a limit or under it; over it, the registered buffers go in
  * order of size times distance to their next use per element operation
- * their recomputation costs, those of unknown cost last, until the
- * allocation fits; the costs of the restored ones add up;
- * the counters drop and rise back exactly; an evicted block keeps its
+ * their recomputation costs, those of unknown cost last, those whose
+ * restoration cannot fit the limit after all others and only while it
+ * needs less than the allocation would reach, until the allocation fits;
+ * the costs of the restored ones add up; the counters drop and rise back
+ * exactly; an evicted block keeps its
  * address and can be refilled (after recommit) and freed, and registering
  * it again leaves it evicted; restore ends the interval. The counters are
  * process-wide, so each test reasons in differences. */
@@ -31,7 +33,7 @@ static void nothingIsEvictedWithoutALimit(void **state) {
   memoptRtSetLimitBytes(0);
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 10, -1);
+  memoptRtEvictable(address(a), 0, 10, -1, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
   assert_int_equal(memoptRtRestore(address(a), 10), 0);
@@ -47,7 +49,7 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
   int64_t evictions0 = memoptRtEvictionCount();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   memset(a, 7, 2 * Block);
-  memoptRtEvictable(address(a), 1, 5, -1);
+  memoptRtEvictable(address(a), 1, 5, -1, -1);
   /* 2 + 1 fits exactly: no eviction. */
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -71,17 +73,21 @@ static void allocationOverTheLimitEvictsAndTheBytesStopCounting(void **state) {
 }
 
 /* Registers `near` (2 MiB, next use at op 3) and `far` (1 MiB, next use at
- * op 20) with the given costs, under a limit that leaves room
- * for 4 MiB, then allocates 2 MiB, so that exactly one of them must go.
- * Restores both and frees everything; returns true when `near` was the one
- * evicted, and sets `recomputed` to the operations the restore counted. */
-static bool nearIsEvicted(int64_t nearCost, int64_t farCost, int64_t *recomputed) {
+ * op 20) with the given costs and restore footprints (bytes over the limit
+ * when `nearRestoreOver` / `farRestoreOver` is positive, else exactly the
+ * limit), under a limit that leaves room for 4 MiB, then allocates 2 MiB,
+ * so that exactly one of them must go. Restores both and frees everything;
+ * returns true when `near` was the one evicted, and sets `recomputed` to the
+ * operations the restore counted. */
+static bool nearIsEvictedRestoring(int64_t nearCost, int64_t farCost, int64_t nearRestoreOver,
+                                   int64_t farRestoreOver, int64_t *recomputed) {
   int64_t live0 = memoptRtLiveBytes();
-  memoptRtSetLimitBytes(live0 + 4 * Block);
+  int64_t limit = live0 + 4 * Block;
+  memoptRtSetLimitBytes(limit);
   void *near = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   void *far = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(near), 0, 3, nearCost);
-  memoptRtEvictable(address(far), 1, 20, farCost);
+  memoptRtEvictable(address(near), 0, 3, nearCost, limit + nearRestoreOver);
+  memoptRtEvictable(address(far), 1, 20, farCost, limit + farRestoreOver);
   int64_t evictions0 = memoptRtEvictionCount();
   void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
   assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
@@ -97,6 +103,11 @@ static bool nearIsEvicted(int64_t nearCost, int64_t farCost, int64_t *recomputed
   assert_int_equal(memoptRtLiveBytes(), live0);
   memoptRtSetLimitBytes(0);
   return nearEvicted == 1;
+}
+
+/* nearIsEvictedRestoring with both restorations fitting the limit exactly. */
+static bool nearIsEvicted(int64_t nearCost, int64_t farCost, int64_t *recomputed) {
+  return nearIsEvictedRestoring(nearCost, farCost, 0, 0, recomputed);
 }
 
 static void victimOfUnknownCostsIsTheLargestSizeTimesDistance(void **state) {
@@ -125,12 +136,48 @@ static void unknownCostGoesAfterEveryKnownOne(void **state) {
   assert_int_equal(recomputed, 1000 * Block);
 }
 
+static void victimIsOneWhoseRestorationFitsTheLimit(void **state) {
+  (void)state;
+  int64_t recomputed;
+  /* `near` is cheaper per byte-span, but restoring it needs one byte more
+   * than the limit resident: `far` goes. */
+  assert_false(nearIsEvictedRestoring(2 * Block, 100 * Block, 1, 0, &recomputed));
+  assert_int_equal(recomputed, 100 * Block);
+  /* When neither restoration fits, the cost decides again. */
+  assert_true(nearIsEvictedRestoring(2 * Block, 100 * Block, 1, 1, &recomputed));
+  assert_int_equal(recomputed, 2 * Block);
+}
+
+static void restorationAboveWhatEvictingAvoidsEvictsNothing(void **state) {
+  (void)state;
+  int64_t live0 = memoptRtLiveBytes();
+  int64_t limit = live0 + 2 * Block;
+  memoptRtSetLimitBytes(limit);
+  int64_t evictions0 = memoptRtEvictionCount();
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  /* Restoring `a` needs 2 MiB above the limit; allocating 1 MiB reaches
+   * only 1 MiB above it, so `a` stays and the allocation goes over. */
+  memoptRtEvictable(address(a), 0, 9, 5, limit + 2 * Block);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0);
+  assert_int_equal(memoptRtLiveBytes(), live0 + 3 * Block);
+  /* Reaching 3 MiB above the limit, evicting it pays. */
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 2 * Block);
+  assert_int_equal(memoptRtEvictionCount(), evictions0 + 1);
+  assert_int_equal(memoptRtRestore(address(a), 9), 1);
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+  assert_int_equal(memoptRtLiveBytes(), live0);
+  memoptRtSetLimitBytes(0);
+}
+
 static void freeingAnEvictedBlockSubtractsNothingTwice(void **state) {
   (void)state;
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9, -1);
+  memoptRtEvictable(address(a), 0, 9, -1, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   _mlir_memref_to_llvm_free(a); /* evicted, never restored */
@@ -150,10 +197,10 @@ static void registeringAnEvictedBlockAgainKeepsItEvicted(void **state) {
   int64_t live0 = memoptRtLiveBytes();
   memoptRtSetLimitBytes(live0 + Block);
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 9, 5);
+  memoptRtEvictable(address(a), 0, 9, 5, -1);
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block);
   int64_t evictions = memoptRtEvictionCount();
-  memoptRtEvictable(address(a), 4, 9, 5);
+  memoptRtEvictable(address(a), 4, 9, 5, -1);
   assert_int_equal(memoptRtLiveBytes(), live0 + Block);
   assert_int_equal(memoptRtEvictableCount(), 1);
   assert_int_equal(memoptRtEvictionCount(), evictions);
@@ -171,7 +218,7 @@ static void limitIsRelativeToTheRunsStart(void **state) {
   memoptRtSetLimitBytes(2 * Block);
   memoptRtRunBegin();
   void *a = _mlir_memref_to_llvm_aligned_alloc(64, Block);
-  memoptRtEvictable(address(a), 0, 4, -1);
+  memoptRtEvictable(address(a), 0, 4, -1, -1);
   int64_t evictions0 = memoptRtEvictionCount();
   void *b = _mlir_memref_to_llvm_aligned_alloc(64, Block); /* 2 MiB in the run: fits */
   assert_int_equal(memoptRtEvictionCount(), evictions0);
@@ -202,7 +249,7 @@ static int exitStatusOf(void (*body)(void)) {
 
 static void registerForeignBlock(void) {
   static char notOurs[64];
-  memoptRtEvictable(address(notOurs + 32), 0, 1, -1);
+  memoptRtEvictable(address(notOurs + 32), 0, 1, -1, -1);
 }
 
 static void registeringAForeignPointerAborts(void **state) {
@@ -229,6 +276,8 @@ int main(void) {
       cmocka_unit_test(victimOfUnknownCostsIsTheLargestSizeTimesDistance),
       cmocka_unit_test(victimSavesMostPerRecomputedOperation),
       cmocka_unit_test(unknownCostGoesAfterEveryKnownOne),
+      cmocka_unit_test(victimIsOneWhoseRestorationFitsTheLimit),
+      cmocka_unit_test(restorationAboveWhatEvictingAvoidsEvictsNothing),
       cmocka_unit_test(freeingAnEvictedBlockSubtractsNothingTwice),
       cmocka_unit_test(registeringAnEvictedBlockAgainKeepsItEvicted),
       cmocka_unit_test(limitIsRelativeToTheRunsStart),

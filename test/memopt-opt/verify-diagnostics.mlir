@@ -45,5 +45,5 @@ func.func @regex(%x: i32) {
 
 // -----
 
-// expected-error @+1 {{op expects exactly 1 operands, but got 0}}
+// expected-error @+1 {{op expects at least 1 operands, but got 0}}
 "remat.evict"() : () -> ()

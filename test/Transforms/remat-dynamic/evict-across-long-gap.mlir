@@ -56,7 +56,7 @@ func.func @gap(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x?xf32>
 // CHECK: %[[E:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x?xf32>)
 // CHECK: %[[T:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[E]] : tensor<?x?xf32>)
-// CHECK: "remat.evict"(%[[E]]) : (tensor<?x?xf32>) -> ()
+// CHECK: "remat.evict"(%[[E]], %{{[-0-9A-Za-z_.$]+}}) : (tensor<?x?xf32>, index) -> ()
 // CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<?x?xf32>)
 // CHECK: %[[AGAIN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[E]]) ({
 // CHECK-NEXT: %[[EMPTY:[-0-9A-Za-z_.$]+]] = tensor.empty

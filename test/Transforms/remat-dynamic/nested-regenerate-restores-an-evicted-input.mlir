@@ -73,13 +73,13 @@ func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %h : tensor<?xf32>
 }
 
-// REMARK: remark: remat-dynamic: 2 values made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed; ops 7..13, 4*s0 bytes, 2 ops recomputed, 1 evictable input regenerated inside
+// REMARK: remark: remat-dynamic: 2 values made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed, restored beside 8*s0 resident bytes; ops 7..13, 4*s0 bytes, 2 ops recomputed, 1 evictable input regenerated inside, restored beside 12*s0 resident bytes
 // CHECK-LABEL: func.func @nested(
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?xf32>
 // CHECK: %[[A:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?xf32>)
 // CHECK: %[[B:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<?xf32>)
-// CHECK: "remat.evict"(%[[A]])
-// CHECK: "remat.evict"(%[[B]])
+// CHECK: "remat.evict"(%[[A]], %{{[-0-9A-Za-z_.$]+}})
+// CHECK: "remat.evict"(%[[B]], %{{[-0-9A-Za-z_.$]+}})
 // CHECK: %[[B2:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[B]]) ({
 // CHECK-NEXT: %[[A_IN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[A]]) ({
 // CHECK-NEXT: tensor.empty
@@ -88,7 +88,7 @@ func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK-NEXT: })
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: %[[B_IN:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[A_IN]] : tensor<?xf32>)
-// CHECK: "remat.evict"(%[[A]])
+// CHECK: "remat.evict"(%[[A]], %{{[-0-9A-Za-z_.$]+}})
 // CHECK-NEXT: vector.yield %[[B_IN]]
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B2]] : tensor<?xf32>, tensor<?xf32>)
 // CHECK: %[[A2:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[A]]) ({
@@ -96,6 +96,6 @@ func.func @nested(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: vector.yield
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[A2]] : tensor<?xf32>, tensor<?xf32>)
 
-// REFUSED: remark: remat-dynamic: 1 value made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed{{$}}
+// REFUSED: remark: remat-dynamic: 1 value made evictable: ops 5..17, 4*s0 bytes, 2 ops recomputed, restored beside 8*s0 resident bytes{{$}}
 // REFUSED-COUNT-1: "remat.evict"
 // REFUSED-NOT: "remat.evict"

@@ -64,7 +64,7 @@ func.func @prepared(%x: tensor<?x4xf32>, %w: tensor<4x4xf32>) -> tensor<?x4xf32>
 // CHECK-LABEL: func.func @prepared(
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x4xf32>, %[[W:[-0-9A-Za-z_.$]+]]: tensor<4x4xf32>
 // CHECK: %[[E:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x4xf32>)
-// CHECK: "remat.evict"(%[[E]])
+// CHECK: "remat.evict"(%[[E]], %{{[-0-9A-Za-z_.$]+}})
 // CHECK: %[[V:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x4xf32>) outs(%{{.*}} : tensor<4xf32>)
 // CHECK: %[[AGAIN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[E]]) ({
 // CHECK: }) : (tensor<?x4xf32>) -> tensor<?x4xf32>

@@ -62,7 +62,7 @@ func.func @scores_per_head(%x: tensor<?x8xf32>) -> tensor<?x2x4xf32> {
 // CHECK-SAME: %[[X:[-0-9A-Za-z_.$]+]]: tensor<?x8xf32>
 // CHECK: %[[EXPANDED:[-0-9A-Za-z_.$]+]] = tensor.expand_shape
 // CHECK-NEXT: %[[P:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[EXPANDED]] : tensor<?x2x4xf32>) outs(%[[EXPANDED]] : tensor<?x2x4xf32>)
-// CHECK: "remat.evict"(%[[P]]) : (tensor<?x2x4xf32>) -> ()
+// CHECK: "remat.evict"(%[[P]], %{{[-0-9A-Za-z_.$]+}}) : (tensor<?x2x4xf32>, index) -> ()
 // CHECK: %[[AGAIN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[P]]) ({
 // CHECK-NEXT: %[[EMPTY:[-0-9A-Za-z_.$]+]] = tensor.empty({{.*}}) : tensor<?x8xf32>
 // CHECK-NEXT: %[[EXP:[-0-9A-Za-z_.$]+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x8xf32>) outs(%[[EMPTY]] : tensor<?x8xf32>)

@@ -52,7 +52,7 @@ func.func @view(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // CHECK-LABEL: func.func @view(
 // CHECK: %[[E:[-0-9A-Za-z_.$]+]] = linalg.generic
 // CHECK: %[[FLAT:[-0-9A-Za-z_.$]+]] = tensor.collapse_shape %[[E]]
-// CHECK: "remat.evict"(%[[E]])
+// CHECK: "remat.evict"(%[[E]], %{{[-0-9A-Za-z_.$]+}})
 // CHECK: %[[AGAIN:[-0-9A-Za-z_.$]+]] = "remat.regenerate"(%[[E]])
 // CHECK: vector.yield
 // CHECK-NEXT: }) : (tensor<?x8xf32>) -> tensor<?x8xf32>
