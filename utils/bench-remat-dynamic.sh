@@ -9,7 +9,9 @@
 # inplace-elementwise + memory-schedule + remat with the limit as its
 # budget, gives the static-shape peak the dynamic one is
 # compared with (BladeDISC++'s claim: symbolic comparable to static). Times
-# are ratios of the thread's CPU time (see harness.md, Timing). The work the
+# are ratios of the thread's CPU time (see harness.md, Timing): of the
+# medians of the runs (time), and of their minima (tmin), which noise from
+# other processes on the machine, always added, disturbs least. The work the
 # regenerations recomputed (memopt_rt's recomputed_ops_per_run, the element
 # operations remat-to-runtime costed them at) is given as a share of the
 # step's work, the function's element operations that the static remat
@@ -63,8 +65,8 @@ row() { awk -v key="$1" '$1 == key":" { print $2, $3, $4 }' "$2"; }
 outputs_of() { awk '$1 == "outputs:" { $1 = ""; print substr($0, 2) }' "$1"; }
 
 echo "pipeline: $pipeline; static: $(static_pipeline LIMIT); limit: $limit_ratio x unoptimized peak; bounds: $bounds"
-printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %9s %9s %s\n' workload dim peak_unopt \
-  peak_remat ratio peak_static dyn/stat time evictions recomp static_re at_static recomp@s outputs
+printf '%-12s %4s %12s %12s %7s %12s %9s %7s %7s %9s %8s %8s %9s %9s %s\n' workload dim peak_unopt \
+  peak_remat ratio peak_static dyn/stat time tmin evictions recomp static_re at_static recomp@s outputs
 for entry in "${workloads[@]}"; do
   name="${entry%%|*}"
   args="${entry#*|}"
@@ -89,6 +91,7 @@ for entry in "${workloads[@]}"; do
       > "$out.static" 2> "$out.static.err"
     read -r _ peak_remat ratio <<< "$(row peak_bytes "$out")"
     read -r _ time <<< "$(row cpu_ms_median "$out" | awk '{ print $1, $3 }')"
+    read -r _ time_min <<< "$(row cpu_ms_min "$out" | awk '{ print $1, $3 }')"
     read -r _ evictions _ <<< "$(row evictions_per_run "$out")"
     read -r _ recomputed _ <<< "$(row recomputed_ops_per_run "$out")"
     # "... N element operations recomputed (P% of the function's W)": W is the step's work.
@@ -108,8 +111,8 @@ for entry in "${workloads[@]}"; do
     outputs="$(outputs_of "$out")"
     outputs_matched="$(outputs_of "$matched")"
     [ "$outputs_matched" = "$outputs" ] || outputs="$outputs (at the static peak: $outputs_matched)"
-    printf '%-12s %4s %12s %12s %7s %12s %9s %7s %9s %8s %8s %9s %9s %s\n' "$name" "$dim" \
-      "$peak_unopt" "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$evictions" \
+    printf '%-12s %4s %12s %12s %7s %12s %9s %7s %7s %9s %8s %8s %9s %9s %s\n' "$name" "$dim" \
+      "$peak_unopt" "$peak_remat" "$ratio" "$peak_static" "$dyn_static" "$time" "$time_min" "$evictions" \
       "$share" "$static_share%" "$at_static" "$share_matched" "$outputs"
   done
 done

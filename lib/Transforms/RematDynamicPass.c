@@ -38,7 +38,9 @@
  * regenerates (each copies a chain into the IR, and what they restore stays
  * resident while it runs). The runtime weighs each regeneration's cost
  * (remat-to-runtime passes it), so a longer chain (`max-chain`) only
- * widens its choice: an expensive buffer is evicted after the cheap ones. */
+ * widens its choice: an expensive buffer is evicted after the cheap ones.
+ * Each evict also states the bytes resident while its regenerate runs
+ * (`restore-footprints`), which the runtime weighs against its limit. */
 #include "Analysis/Analysis.h"
 #include "Conversion/SymbolicSizeValue.h"
 #include "Conversion/UpstreamOps.h"
@@ -714,9 +716,9 @@ static size_t regenerationPosition(const Candidate *candidate, Candidate *const 
  * those its recomputation reads included, except those of other candidates
  * that may be evicted there. The inputs of a nested regeneration count as
  * evictable: they are restored only when the input they rebuild was
- * evicted too. Evicting the candidate pays only when this fits under the
- * run's limit: nothing counted can make room. NULL when some size is
- * unknown. */
+ * evicted too. Nothing counted can make room for the restoration, so
+ * evicting the candidate to stay under a limit below this only moves the
+ * excess to its regenerate. NULL when some size is unknown. */
 static MemoptPolynomial *restoreFootprint(const Context *context, Candidate *const *accepted,
                                           size_t acceptedCount, const size_t *regenerateAt,
                                           size_t index) {
