@@ -375,6 +375,10 @@ MemoptPolynomial *memoptShapeSymbolsGetByteSize(const MemoptShapeSymbols *symbol
 MemoptComparison memoptShapeSymbolsCompare(const MemoptShapeSymbols *symbols,
                                            const MemoptPolynomial *a, const MemoptPolynomial *b);
 
+/// Returns a new polynomial: `buffer`'s payload bytes, dynamic ones by `symbols`; NULL if unsized.
+MemoptPolynomial *memoptSymbolicBufferBytes(const MemoptShapeSymbols *symbols,
+                                            const MemoptBufferInfo *buffer);
+
 /// Returns a new polynomial: the live bytes at `position` of `profile`, dynamic buffers sized by `symbols`.
 MemoptPolynomial *memoptSymbolicLiveBytes(const MemoptMemoryProfile *profile,
                                           const MemoptShapeSymbols *symbols, size_t position);

@@ -5,6 +5,12 @@
 
 #include <stdlib.h>
 
+MemoptPolynomial *memoptSymbolicBufferBytes(const MemoptShapeSymbols *symbols,
+                                            const MemoptBufferInfo *buffer) {
+  return buffer->sizeKnown ? memoptPolynomialCreateConstant((int64_t)buffer->bytes)
+                           : memoptShapeSymbolsGetByteSize(symbols, buffer->value);
+}
+
 MemoptPolynomial *memoptSymbolicLiveBytes(const MemoptMemoryProfile *profile,
                                           const MemoptShapeSymbols *symbols, size_t position) {
   size_t count = memoptMemoryProfileGetLiveBuffers(profile, position, NULL, 0);
@@ -16,9 +22,7 @@ MemoptPolynomial *memoptSymbolicLiveBytes(const MemoptMemoryProfile *profile,
       memoptPolynomialCreateConstant((int64_t)memoptMemoryProfileGetCalleeBytes(profile, position));
   for (size_t i = 0; i < count; ++i) {
     MemoptBufferInfo buffer = memoptMemoryProfileGetBuffer(profile, buffers[i]);
-    MemoptPolynomial *bytes = buffer.sizeKnown
-                                  ? memoptPolynomialCreateConstant((int64_t)buffer.bytes)
-                                  : memoptShapeSymbolsGetByteSize(symbols, buffer.value);
+    MemoptPolynomial *bytes = memoptSymbolicBufferBytes(symbols, &buffer);
     if (!bytes) {
       /* A buffer the symbols cannot size (unranked, unknown element): the
        * total is unknown rather than too small. */

@@ -216,8 +216,7 @@ static void buildGraph(ScheduleGraph *graph, MlirBlock body, const MemoptMemoryP
     MemoptBufferInfo buffer = memoptMemoryProfileGetBuffer(profile, b);
     if (buffer.nested)
       continue;
-    graph->bytes[b] = buffer.sizeKnown ? memoptPolynomialCreateConstant((int64_t)buffer.bytes)
-                                       : memoptShapeSymbolsGetByteSize(symbols, buffer.value);
+    graph->bytes[b] = memoptSymbolicBufferBytes(symbols, &buffer);
     if (!graph->bytes[b])
       graph->bytes[b] = memoptPolynomialCreateUnknown();
     size_t allocator = bodyOpOf(&visit, buffer.op);

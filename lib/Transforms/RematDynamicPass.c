@@ -743,9 +743,7 @@ static MemoptPolynomial *restoreFootprint(const Context *context, Candidate *con
     /* Buffers the op at `at` allocates come after the regenerate. */
     if (evictable[live[i]] || buffer.nested || buffer.firstPosition >= at)
       continue;
-    MemoptPolynomial *bytes = buffer.sizeKnown
-                                  ? memoptPolynomialCreateConstant((int64_t)buffer.bytes)
-                                  : memoptShapeSymbolsGetByteSize(context->symbols, buffer.value);
+    MemoptPolynomial *bytes = memoptSymbolicBufferBytes(context->symbols, &buffer);
     if (!bytes) {
       memoptPolynomialDestroy(total);
       total = NULL;
