@@ -7,9 +7,12 @@
 // so it counts as evictable there, as it does for %b's footprint where %a
 // is the direct input (12*s0: %a, %b, %e3) and at its own regenerate (8*s0:
 // %a, %f2). The footprints are built at the start of the function.
+// restore-footprints=false leaves them out: the same evicts, one operand each.
 // RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>/dev/null | FileCheck %s
 // RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true" 2>&1 >/dev/null \
 // RUN: | FileCheck %s --check-prefix=REMARK
+// RUN: memopt-opt %s --remat-dynamic="min-gap=2 everywhere=true restore-footprints=false" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=NONE
 
 #id = affine_map<(d0) -> (d0)>
 func.func @footprint(%x: tensor<?xf32>) -> tensor<?xf32> {
@@ -140,3 +143,9 @@ func.func @footprint(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: "remat.evict"(%[[A]], %[[A_BYTES]]) : (tensor<?xf32>, index) -> ()
 // CHECK-NEXT: "remat.evict"(%[[B]], %[[B_BYTES]]) : (tensor<?xf32>, index) -> ()
 // CHECK-NEXT: vector.yield
+
+// NONE: remark: remat-dynamic: 3 values made evictable: ops 5..29, 4*s0 bytes, 2 ops recomputed; ops 7..23, 4*s0 bytes, 2 ops recomputed, 1 evictable input regenerated inside; ops 7..15, 4*s0 bytes, 2 ops recomputed, 1 evictable input regenerated inside{{$}}
+// NONE-LABEL: func.func @footprint(
+// NONE-NOT: arith.muli
+// NONE-COUNT-3: "remat.evict"(%{{[-0-9A-Za-z_.$]+}}) : (tensor<?xf32>) -> ()
+// NONE-NOT: index) -> ()
