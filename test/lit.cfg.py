@@ -24,6 +24,10 @@ config.substitutions.append(("%memopt_lib_dir", config.memopt_lib_dir))
 config.substitutions.append(("%memopt_rt", os.path.join(config.memopt_lib_dir, "libmemopt_rt.so")))
 config.substitutions.append(("%shlibext", ".so"))
 
+# Tests that make device nodes (mknod) run only as root.
+if os.geteuid() == 0:
+    config.available_features.add("root")
+
 if os.path.isdir(config.memopt_models_dir):
     config.available_features.add("models")
 

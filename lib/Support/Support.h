@@ -75,10 +75,11 @@ void *memoptGrowArray(void *items, size_t *capacity, size_t needed, size_t size)
 /// fills `error` with the reason when it cannot.
 bool memoptFileRead(const char *path, MemoptStringBuffer *out, MemoptStringBuffer *error);
 
-/// Writes `length` bytes to `path` atomically: into a temporary file beside it,
-/// renamed over `path` only once complete ("-" is standard output). Returns
-/// false and fills `error` on failure, leaving no partial file behind.
-bool memoptFileWriteAtomic(const char *path, const char *bytes, size_t length,
+/// Writes `length` bytes to output `path` ("-" is standard output): a regular
+/// file (or a new one, or the regular target of a symlink) through a temporary
+/// renamed over it once complete; a device, FIFO or other node in place.
+/// Returns false and fills `error` on failure, leaving no partial file behind.
+bool memoptFileWriteOutput(const char *path, const char *bytes, size_t length,
                            MemoptStringBuffer *error);
 
 /*===------------------------------------------------------------------===*

@@ -139,7 +139,7 @@ bool autoChunkReportWriteJson(const AutoChunkReport *report, const char *path,
   MemoptStringBuffer file = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&file, "%s\n", text);
   free(text);
-  bool ok = memoptFileWriteAtomic(path, file.data, file.length, error);
+  bool ok = memoptFileWriteOutput(path, file.data, file.length, error);
   memoptStringBufferDestroy(&file);
   return ok;
 }
@@ -169,7 +169,7 @@ bool autoChunkReportWriteTimeline(const AutoChunkReport *report, const char *pat
     memoptStringBufferDestroy(&title);
   }
   memoptStringBufferAppendCString(&svg, "</svg>\n");
-  bool ok = memoptFileWriteAtomic(path, svg.data, svg.length, error);
+  bool ok = memoptFileWriteOutput(path, svg.data, svg.length, error);
   memoptStringBufferDestroy(&svg);
   return ok;
 }

@@ -280,7 +280,7 @@ static bool writeReport(const Report *report, MemoptStringBuffer *error) {
   withNewline[length] = '\n';
   withNewline[length + 1] = '\0';
   free(text);
-  bool ok = memoptFileWriteAtomic(report->path, withNewline, length + 1, error);
+  bool ok = memoptFileWriteOutput(report->path, withNewline, length + 1, error);
   free(withNewline);
   return ok;
 }

@@ -449,7 +449,7 @@ static bool writeReport(const char *path, json_t *root, MemoptStringBuffer *erro
   MemoptStringBuffer file = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&file, "%s\n", text);
   free(text);
-  bool ok = memoptFileWriteAtomic(path, file.data, strlen(file.data), error);
+  bool ok = memoptFileWriteOutput(path, file.data, strlen(file.data), error);
   memoptStringBufferDestroy(&file);
   return ok;
 }

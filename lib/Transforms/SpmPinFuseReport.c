@@ -72,7 +72,7 @@ bool spmReportWrite(const SpmReport *report, const char *path, MemoptStringBuffe
   MemoptStringBuffer content = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&content, "%s\n", text);
   free(text);
-  bool written = memoptFileWriteAtomic(path, content.data, content.length, error);
+  bool written = memoptFileWriteOutput(path, content.data, content.length, error);
   memoptStringBufferDestroy(&content);
   return written;
 }

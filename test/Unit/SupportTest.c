@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *scratchDir;
 
@@ -108,11 +110,11 @@ static size_t countEntries(const char *directory) {
   return count;
 }
 
-static void atomicWriteReplacesWholeFile(void **state) {
+static void outputWriteReplacesWholeFile(void **state) {
   char *path = scratchPath("out.txt");
   MemoptStringBuffer error = memoptStringBufferCreate();
-  assert_true(memoptFileWriteAtomic(path, "first version\n", 14, &error));
-  assert_true(memoptFileWriteAtomic(path, "second\n", 7, &error));
+  assert_true(memoptFileWriteOutput(path, "first version\n", 14, &error));
+  assert_true(memoptFileWriteOutput(path, "second\n", 7, &error));
   MemoptStringBuffer read = memoptStringBufferCreate();
   assert_true(memoptFileRead(path, &read, &error));
   assert_string_equal(read.data, "second\n");
@@ -126,13 +128,68 @@ static void atomicWriteReplacesWholeFile(void **state) {
   free(path);
 }
 
-static void atomicWriteFailureLeavesNothing(void **state) {
+static void outputWriteFailureLeavesNothing(void **state) {
   char *path = scratchPath("missing-dir/out.txt");
   MemoptStringBuffer error = memoptStringBufferCreate();
-  assert_false(memoptFileWriteAtomic(path, "x", 1, &error));
+  assert_false(memoptFileWriteOutput(path, "x", 1, &error));
   assert_non_null(strstr(error.data, "missing-dir/out.txt"));
   memoptStringBufferDestroy(&error);
   free(path);
+}
+
+/* A symlink to a regular file stays a symlink: the target is rewritten. */
+static void outputWriteKeepsSymlink(void **state) {
+  char *target = scratchPath("link-target.txt");
+  char *link = scratchPath("link.txt");
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  assert_true(memoptFileWriteOutput(target, "old\n", 4, &error));
+  assert_int_equal(symlink(target, link), 0);
+  assert_true(memoptFileWriteOutput(link, "new\n", 4, &error));
+  struct stat info;
+  assert_int_equal(lstat(link, &info), 0);
+  assert_true(S_ISLNK(info.st_mode));
+  MemoptStringBuffer read = memoptStringBufferCreate();
+  assert_true(memoptFileRead(target, &read, &error));
+  assert_string_equal(read.data, "new\n");
+  unlink(link);
+  unlink(target);
+  memoptStringBufferDestroy(&read);
+  memoptStringBufferDestroy(&error);
+  free(link);
+  free(target);
+}
+
+/* A FIFO stays a FIFO: the bytes go to its reader (a child process here). */
+static void outputWriteKeepsFifo(void **state) {
+  char *fifo = scratchPath("out.fifo");
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  int pipeToParent[2];
+  assert_int_equal(pipe(pipeToParent), 0);
+  pid_t reader = fork();
+  assert_true(reader >= 0);
+  if (reader == 0) {
+    FILE *in = fopen(fifo, "rb");
+    char buffer[64] = {0};
+    size_t got = in ? fread(buffer, 1, sizeof buffer - 1, in) : 0;
+    ssize_t sent = write(pipeToParent[1], buffer, got);
+    _exit(sent == (ssize_t)got ? 0 : 1);
+  }
+  close(pipeToParent[1]);
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  assert_true(memoptFileWriteOutput(fifo, "through\n", 8, &error));
+  char received[64] = {0};
+  ssize_t got = read(pipeToParent[0], received, sizeof received - 1);
+  assert_int_equal(got, 8);
+  assert_string_equal(received, "through\n");
+  close(pipeToParent[0]);
+  int status = 0;
+  waitpid(reader, &status, 0);
+  struct stat info;
+  assert_int_equal(lstat(fifo, &info), 0);
+  assert_true(S_ISFIFO(info.st_mode));
+  unlink(fifo);
+  memoptStringBufferDestroy(&error);
+  free(fifo);
 }
 
 static void readMissingFileExplains(void **state) {
@@ -225,8 +282,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(editDistanceCountsEdits),
       cmocka_unit_test(heapArraysGrowAndZero),
       cmocka_unit_test(numbersParseStrictly),
-      cmocka_unit_test(atomicWriteReplacesWholeFile),
-      cmocka_unit_test(atomicWriteFailureLeavesNothing),
+      cmocka_unit_test(outputWriteReplacesWholeFile),
+      cmocka_unit_test(outputWriteFailureLeavesNothing),
+      cmocka_unit_test(outputWriteKeepsSymlink),
+      cmocka_unit_test(outputWriteKeepsFifo),
       cmocka_unit_test(readMissingFileExplains),
       cmocka_unit_test(binaryProgramSolversAgree),
       cmocka_unit_test(binaryProgramInfeasibleForBothSolvers),

@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
     fuzzProgramDestroy(&program);
   }
   MemoptStringBuffer error = memoptStringBufferCreate();
-  if (ok && !memoptFileWriteAtomic(options.output, memoptStringBufferGet(&out), out.length, &error)) {
+  if (ok && !memoptFileWriteOutput(options.output, memoptStringBufferGet(&out), out.length, &error)) {
     fprintf(stderr, "memopt-fuzz: error: %s\n", memoptStringBufferGet(&error));
     ok = false;
   }

@@ -178,7 +178,7 @@ bool memoryReportWriteJson(const MemoryReport *report, const char *path, MemoptS
   MemoptStringBuffer file = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&file, "%s\n", text);
   free(text);
-  bool ok = memoptFileWriteAtomic(path, file.data, file.length, error);
+  bool ok = memoptFileWriteOutput(path, file.data, file.length, error);
   memoptStringBufferDestroy(&file);
   return ok;
 }
@@ -212,7 +212,7 @@ bool memoryReportWriteTimeline(const MemoryReport *report, const char *path,
     memoptStringBufferDestroy(&title);
   }
   memoptStringBufferAppendCString(&svg, "</svg>\n");
-  bool ok = memoptFileWriteAtomic(path, svg.data, svg.length, error);
+  bool ok = memoptFileWriteOutput(path, svg.data, svg.length, error);
   memoptStringBufferDestroy(&svg);
   return ok;
 }

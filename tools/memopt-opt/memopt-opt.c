@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
     ok = false;
   }
   if ((ok || toStdout) &&
-      !memoptFileWriteAtomic(driver.options.outputPath, memoptStringBufferGet(&driver.output),
+      !memoptFileWriteOutput(driver.options.outputPath, memoptStringBufferGet(&driver.output),
                              driver.output.length, &error)) {
     printError("%s", error.data);
     ok = false;

@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   bool generated = zooGenerate(&options, model, memoptStringBufferGet(&commandLine), &text, &error);
   memoptStringBufferDestroy(&commandLine);
   if (!generated ||
-      !memoptFileWriteAtomic(options.output, memoptStringBufferGet(&text), text.length, &error))
+      !memoptFileWriteOutput(options.output, memoptStringBufferGet(&text), text.length, &error))
     status = fail(memoptStringBufferGet(&error));
 done:
   memoptStringBufferDestroy(&error);

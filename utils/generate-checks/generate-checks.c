@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
     generateChecks(memoptStringBufferGet(&input), options.prefix, &out);
   if (ok) {
     memoptStringBufferClear(&error);
-    ok = memoptFileWriteAtomic(options.output, memoptStringBufferGet(&out), out.length, &error);
+    ok = memoptFileWriteOutput(options.output, memoptStringBufferGet(&out), out.length, &error);
     if (!ok)
       fprintf(stderr, "generate-checks: error: %s\n", memoptStringBufferGet(&error));
   }
