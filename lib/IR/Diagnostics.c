@@ -122,7 +122,7 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
     MemoptDiagnostic entry = {severity, NULL, 0, 0, (char *)message};
     setPosition(&unattached, &entry, location);
     MemoptStringBuffer text = memoptStringBufferCreate();
-    memoptDiagnosticFormat(&entry, NULL, &text);
+    memoptDiagnosticFormat(&entry, mlirStringRefCreate(NULL, 0), &text);
     fputs(memoptStringBufferGet(&text), stderr);
     memoptStringBufferDestroy(&text);
     free(entry.file);
@@ -207,17 +207,18 @@ const char *memoptSeverityName(MlirDiagnosticSeverity severity) {
 }
 
 /* Returns the start of 1-based line `line` in `source`, or NULL. */
-static const char *findLine(const char *source, unsigned line) {
-  const char *p = source;
+static const char *findLine(MlirStringRef source, unsigned line) {
+  const char *p = source.data;
+  const char *end = source.data + source.length;
   for (unsigned i = 1; i < line && p; ++i) {
-    p = strchr(p, '\n');
+    p = memchr(p, '\n', (size_t)(end - p));
     if (p)
       ++p;
   }
   return p;
 }
 
-void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, const char *source,
+void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
                             MemoptStringBuffer *out) {
   if (diagnostic->file)
     memoptStringBufferAppendFormat(out, "%s:%u:%u: ", diagnostic->file, diagnostic->line,
@@ -226,12 +227,17 @@ void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, const char *sour
     memoptStringBufferAppendCString(out, "<unknown>:0: ");
   memoptStringBufferAppendFormat(out, "%s: %s\n", memoptSeverityName(diagnostic->severity),
                                  diagnostic->message);
-  const char *line = source && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
-  if (!line || !*line)
+  const char *line = source.data && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
+  if (!line)
     return;
-  const char *end = strchr(line, '\n');
-  size_t length = end ? (size_t)(end - line) : strlen(line);
-  memoptStringBufferAppend(out, line, length);
+  const char *sourceEnd = source.data + source.length;
+  if (line == sourceEnd)
+    return;
+  const char *end = memchr(line, '\n', (size_t)(sourceEnd - line));
+  size_t length = end ? (size_t)(end - line) : (size_t)(sourceEnd - line);
+  /* A NUL byte shows as a space, as mlir-opt shows it. */
+  for (size_t i = 0; i < length; ++i)
+    memoptStringBufferAppend(out, line[i] ? &line[i] : " ", 1);
   memoptStringBufferAppendCString(out, "\n");
   /* The caret keeps tabs so it lines up under the column. */
   for (unsigned i = 1; i < diagnostic->column && i <= length; ++i)

@@ -153,8 +153,8 @@ const char *memoptSeverityName(MlirDiagnosticSeverity severity);
 
 /// Appends `diagnostic` as mlir-opt prints it ("file:line:col: error: msg"),
 /// followed by the source line and a caret when `source` holds the text the
-/// line number refers to.
-void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, const char *source,
+/// line number refers to (a null `source.data` when none does).
+void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
                             MemoptStringBuffer *out);
 
 /// Finds the file position a location points at (through names, call sites
@@ -162,10 +162,11 @@ void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, const char *sour
 bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned *line,
                             unsigned *column);
 
-/// Parses `source` (named `sourceName` in locations and diagnostics) into a
-/// module, wrapping top-level ops in one as mlir-opt does. Returns a null
-/// module after reporting through the context's diagnostics on failure.
-MlirModule memoptParseModule(MlirContext context, const char *source, const char *sourceName);
+/// Parses `source` (named `sourceName` in locations and diagnostics; it may
+/// hold NUL bytes, which MLIR's lexer skips like white space, as mlir-opt
+/// does) into a module, wrapping top-level ops in one as mlir-opt does.
+/// Returns a null module after reporting through the context's diagnostics.
+MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const char *sourceName);
 
 #ifdef __cplusplus
 }

@@ -207,7 +207,7 @@ bool memoptVerifyDiagnostics(const char *source, const char *sourceName,
                                    memoptSeverityName(diagnostic->severity), diagnostic->message);
     report.severity = MlirDiagnosticError;
     report.message = message.data;
-    memoptDiagnosticFormat(&report, source, out);
+    memoptDiagnosticFormat(&report, mlirStringRefCreateFromCString(source), out);
     memoptStringBufferDestroy(&message);
   }
   for (size_t e = 0; e < list.count; ++e) {
@@ -219,7 +219,7 @@ bool memoptVerifyDiagnostics(const char *source, const char *sourceName,
                                      memoptSeverityName(expectation->severity), expectation->text);
       MemoptDiagnostic report = {MlirDiagnosticError, (char *)sourceName, expectation->sourceLine,
                                  expectation->sourceColumn, message.data};
-      memoptDiagnosticFormat(&report, source, out);
+      memoptDiagnosticFormat(&report, mlirStringRefCreateFromCString(source), out);
       memoptStringBufferDestroy(&message);
     }
     free(expectation->text);

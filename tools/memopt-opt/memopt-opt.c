@@ -100,12 +100,14 @@ static void printModule(Driver *driver, MlirModule module) {
 }
 
 /* Parses, transforms and prints one buffer (the input or one split chunk).
- * `text` has the chunk's lines at the line numbers they have in the file. */
-static bool processBuffer(Driver *driver, const char *text) {
+ * `text` has the chunk's lines at the line numbers they have in the file;
+ * its `length` bytes may hold NUL bytes, which the parser skips. */
+static bool processBuffer(Driver *driver, const char *text, size_t length) {
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, driver->context, driver->sourceName);
   bool ok = false;
-  MlirModule module = memoptParseModule(driver->context, text, driver->sourceName);
+  MlirModule module =
+      memoptParseModule(driver->context, mlirStringRefCreate(text, length), driver->sourceName);
   if (!mlirModuleIsNull(module)) {
     MlirOperation root = mlirModuleGetOperation(module);
     if (mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
@@ -134,7 +136,7 @@ static bool processBuffer(Driver *driver, const char *text) {
     verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
   else
     for (size_t i = 0; i < log.count; ++i)
-      memoptDiagnosticFormat(&log.entries[i], text, &report);
+      memoptDiagnosticFormat(&log.entries[i], mlirStringRefCreate(text, length), &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
@@ -172,15 +174,16 @@ static bool isMarkerLine(const char *line, size_t length, const char *marker) {
 
 /* Runs every chunk separated by the marker; each keeps its original line
  * numbers by starting with as many empty lines as precede it. */
-static bool processSplit(Driver *driver, const char *input) {
+static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
   const char *marker = driver->options.splitMarker;
+  const char *inputEnd = input + inputLength;
   bool ok = true;
   size_t chunkStartLine = 1;
   const char *chunk = input;
   size_t line = 1;
   for (const char *p = input;; ++line) {
-    const char *newline = strchr(p, '\n');
-    size_t length = newline ? (size_t)(newline - p) : strlen(p);
+    const char *newline = memchr(p, '\n', (size_t)(inputEnd - p));
+    size_t length = newline ? (size_t)(newline - p) : (size_t)(inputEnd - p);
     bool atMarker = isMarkerLine(p, length, marker);
     if (atMarker || !newline) {
       const char *chunkEnd = atMarker ? p : p + length;
@@ -190,7 +193,7 @@ static bool processSplit(Driver *driver, const char *input) {
       memoptStringBufferAppend(&text, chunk, (size_t)(chunkEnd - chunk));
       if (chunk != input)
         memoptStringBufferAppendFormat(&driver->output, "%s\n", marker);
-      ok = processBuffer(driver, memoptStringBufferGet(&text)) && ok;
+      ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
       memoptStringBufferDestroy(&text);
       if (!newline)
         break;
@@ -284,8 +287,9 @@ int main(int argc, char **argv) {
     driver.report = memoryReportCreate(driver.sourceName, memoptStringBufferGet(&pipeline));
     memoptStringBufferDestroy(&pipeline);
   }
-  bool ok = driver.options.splitMarker ? processSplit(&driver, memoptStringBufferGet(&input))
-                                       : processBuffer(&driver, memoptStringBufferGet(&input));
+  const char *text = memoptStringBufferGet(&input);
+  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length)
+                                       : processBuffer(&driver, text, input.length);
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
    * output the chunks that succeeded still appear, as with mlir-opt. */

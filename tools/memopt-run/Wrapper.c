@@ -467,7 +467,8 @@ char *harnessWrapperInsert(MlirModule module, const HarnessEntry *entry,
   MlirSymbolTable symbols = mlirSymbolTableCreate(mlirModuleGetOperation(module));
   char *wrapperName = chooseWrapperName(symbols);
   char *text = generateWrapperText(entry, wrapperName, spec);
-  MlirModule wrapper = memoptParseModule(mlirModuleGetContext(module), text, "<memopt-run wrapper>");
+  MlirModule wrapper = memoptParseModule(mlirModuleGetContext(module), mlirStringRefCreateFromCString(text),
+                                          "<memopt-run wrapper>");
   bool ok = !mlirModuleIsNull(wrapper);
   if (!ok)
     memoptStringBufferAppendCString(error, "internal error: the generated wrapper does not parse");

@@ -45,12 +45,12 @@ static void printError(const char *message) {
 
 /* Prints the diagnostics of `log`, with source snippets for those in `sourceName`. */
 static void printDiagnostics(const MemoptDiagnosticLog *log, const char *sourceName,
-                             const char *source) {
+                             MlirStringRef source) {
   MemoptStringBuffer out = memoptStringBufferCreate();
   for (size_t i = 0; i < log->count; ++i) {
     const MemoptDiagnostic *diagnostic = &log->entries[i];
     bool inSource = diagnostic->file && strcmp(diagnostic->file, sourceName) == 0;
-    memoptDiagnosticFormat(diagnostic, inSource ? source : NULL, &out);
+    memoptDiagnosticFormat(diagnostic, inSource ? source : mlirStringRefCreate(NULL, 0), &out);
   }
   fputs(memoptStringBufferGet(&out), stderr);
   memoptStringBufferDestroy(&out);
@@ -244,7 +244,7 @@ static void destroyVariant(Variant *variant) {
 }
 
 /* Parses, wraps and lowers the variant's model text into `llvmPath`. */
-static bool prepare(Harness *harness, Variant *variant, const char *sourceName, const char *source,
+static bool prepare(Harness *harness, Variant *variant, const char *sourceName, MlirStringRef source,
                     const char *llvmPath, char **wrapperName, MemoptStringBuffer *error) {
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, harness->context, sourceName);
@@ -307,7 +307,8 @@ static bool resolveElidedConstants(Harness *harness, const char *sourceName,
     return true;
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, harness->context, sourceName);
-  MlirModule module = memoptParseModule(harness->context, memoptStringBufferGet(source), sourceName);
+  MlirModule module = memoptParseModule(
+      harness->context, mlirStringRefCreate(memoptStringBufferGet(source), source->length), sourceName);
   size_t filled = 0;
   bool ok = !mlirModuleIsNull(module);
   if (!ok)
@@ -316,7 +317,7 @@ static bool resolveElidedConstants(Harness *harness, const char *sourceName,
     ok = harnessElidedConstantsResolve(module, harness->options.fillElided, harness->options.seed,
                                        &filled, error);
   memoptDiagnosticLogDetach(&log);
-  printDiagnostics(&log, sourceName, memoptStringBufferGet(source));
+  printDiagnostics(&log, sourceName, mlirStringRefCreate(memoptStringBufferGet(source), source->length));
   memoptDiagnosticLogDestroy(&log);
   if (ok && filled) {
     ok = harnessWriteOperation(mlirModuleGetOperation(module), filledPath, error);
@@ -360,7 +361,8 @@ static bool prepareVariant(Harness *harness, Variant *variant, MemoptStringBuffe
     sourceName = transformedPath;
   }
   if (ok) {
-    ok = prepare(harness, variant, sourceName, memoptStringBufferGet(&source), variant->llvmPath,
+    ok = prepare(harness, variant, sourceName,
+                 mlirStringRefCreate(memoptStringBufferGet(&source), source.length), variant->llvmPath,
                  &variant->wrapperName, error);
     if (!ok && variant->pipeline && !harness->workDir.keep)
       memoptStringBufferAppendCString(error, " (the model as --pipeline left it; --keep=DIR "
