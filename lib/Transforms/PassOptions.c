@@ -230,6 +230,12 @@ MemoptPassOptions *memoptPassOptionsParse(const MemoptPassInfo *pass, const char
       memoptPassOptionsDestroy(options);
       return NULL;
     }
+    if (options->values[index].set) {
+      memoptStringBufferAppendFormat(error, "option '%s' of pass '%s' given twice", info->name,
+                                     pass->argument);
+      memoptPassOptionsDestroy(options);
+      return NULL;
+    }
     char *value;
     if (*p == '=') {
       const char *valueBegin = ++p;

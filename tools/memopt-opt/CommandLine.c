@@ -127,6 +127,8 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
   options->outputPath = "-";
   options->verifyEach = true;
   bool onlyPositional = false;
+  /* A value flag given twice is an error: which one counts would be a guess. */
+  bool given[sizeof flags / sizeof *flags] = {false};
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (onlyPositional || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -154,6 +156,11 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
         continue;
       }
       const char **field = (const char **)((char *)options + flag->offset);
+      if (given[flag - flags]) {
+        memoptStringBufferAppendFormat(error, "'--%s' given twice", flag->name);
+        return false;
+      }
+      given[flag - flags] = true;
       if (!value && flag->kind == FlagOptionalString) {
         value = flag->defaultValue;
       } else if (!value) {
