@@ -221,9 +221,9 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      NULL, 0, 0},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},
-    {"report", MemoptOptionString, "", "write a JSON report of the decisions to this file", NULL, 0,
+    {"report", MemoptOptionOutputFile, "", "write a JSON report of the decisions to this file", NULL, 0,
      0},
-    {"timeline", MemoptOptionString, "",
+    {"timeline", MemoptOptionOutputFile, "",
      "write an SVG picture of live bytes by op position, before and after", NULL, 0, 0},
 };
 

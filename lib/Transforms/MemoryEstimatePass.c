@@ -20,7 +20,7 @@
 static const MemoptPassOptionInfo options[] = {
     {"per-op", MemoptOptionBool, "false", "Emit a remark with the live bytes on every op of the body",
      NULL, 0, 0},
-    {"report", MemoptOptionString, "",
+    {"report", MemoptOptionOutputFile, "",
      "Write the profile of every function (bytes per op, peak, buffers) as JSON to this file", NULL,
      0, 0},
     {"callees", MemoptOptionBool, "false",

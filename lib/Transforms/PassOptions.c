@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct OptionValue {
   bool set; /* given by the user rather than defaulted */
@@ -70,6 +71,19 @@ static bool parseBytes(const char *text, long long *out) {
   return memoptParseInt64(text, out);
 }
 
+/* Returns true when the folder a file at `path` would be created in exists,
+ * so that a pass cannot fail at its end for an output file named wrong. */
+static bool folderExists(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    return true;
+  char *folder = memoptStrndup(path, slash == path ? 1 : (size_t)(slash - path));
+  struct stat status;
+  bool exists = stat(folder, &status) == 0 && S_ISDIR(status.st_mode);
+  free(folder);
+  return exists;
+}
+
 /* Converts `text` to a value of option `info`; false with a message on error. */
 static bool convert(const MemoptPassOptionInfo *info, const char *text, OptionValue *value,
                     MemoptStringBuffer *error) {
@@ -119,6 +133,13 @@ static bool convert(const MemoptPassOptionInfo *info, const char *text, OptionVa
     }
     break;
   case MemoptOptionString:
+    break;
+  case MemoptOptionOutputFile:
+    if (*text && !folderExists(text)) {
+      memoptStringBufferAppendFormat(error, "option '%s': cannot write '%s': its folder does not exist",
+                                     info->name, text);
+      return false;
+    }
     break;
   }
   bool numericKind = info->kind == MemoptOptionInteger || info->kind == MemoptOptionBytes ||
@@ -261,6 +282,11 @@ MemoptPassOptions *memoptPassOptionsParse(const MemoptPassInfo *pass, const char
       return NULL;
     }
     options->values[index].set = true;
+  }
+  if (pass->checkOptions && !pass->checkOptions(options, error)) {
+    *errorOffset = 0;
+    memoptPassOptionsDestroy(options);
+    return NULL;
   }
   return options;
 }

@@ -31,6 +31,7 @@ typedef enum MemoptOptionKind {
   MemoptOptionFloat,   /* a finite double */
   MemoptOptionBool,    /* true/false/1/0; a bare name means true */
   MemoptOptionString,  /* any text */
+  MemoptOptionOutputFile, /* a file the pass writes ("" for none): its folder must exist */
   MemoptOptionChoice   /* one of the '|'-separated words in `choices` */
 } MemoptOptionKind;
 
@@ -58,6 +59,10 @@ typedef struct MemoptPassInfo {
   /// Dialects whose ops the pass creates (loaded before multi-threaded runs).
   MlirDialectHandle (*const *dependentDialects)(void);
   size_t dependentDialectCount;
+  /// Checks what the option bounds cannot (a value's syntax, options that go
+  /// together) when the pipeline is parsed, before any input is read; false
+  /// with a message in `error`. NULL when the bounds say it all.
+  bool (*checkOptions)(const MemoptPassOptions *options, MemoptStringBuffer *error);
   /// Runs the pass on `op`; on failure it has emitted a diagnostic on an op.
   MlirLogicalResult (*run)(MlirOperation op, const MemoptPassOptions *options);
 } MemoptPassInfo;
@@ -86,7 +91,7 @@ double memoptPassOptionsGetFloat(const MemoptPassOptions *options, const char *n
 /// Returns the value of a Bool option.
 bool memoptPassOptionsGetBool(const MemoptPassOptions *options, const char *name);
 
-/// Returns the value of a String or Choice option (owned by `options`).
+/// Returns the value of a String, OutputFile or Choice option (owned by `options`).
 const char *memoptPassOptionsGetString(const MemoptPassOptions *options, const char *name);
 
 /// Appends the options in canonical textual form ("a=1 b=x") to `out`.

@@ -52,7 +52,7 @@ static const MemoptPassOptionInfo options[] = {
      NULL, 0, 0},
     {"brute-force", MemoptOptionBool, "false",
      "Also enumerate every split and recompute choice, and fail if the DP differs", NULL, 0, 0},
-    {"report", MemoptOptionString, "", "Write the plan as JSON to this file", NULL, 0, 0},
+    {"report", MemoptOptionOutputFile, "", "Write the plan as JSON to this file", NULL, 0, 0},
     {"schedule", MemoptOptionChoice, "ilp",
      "Layer time: ops one after the other (sequential), list-scheduled on the tensor and vector "
      "units (list), or the ILP's makespan (ilp)",
@@ -511,6 +511,17 @@ static bool parseBaseline(const char *text, int64_t degrees[3]) {
   return true;
 }
 
+static bool checkPlaceSearchOptions(const MemoptPassOptions *options, MemoptStringBuffer *error) {
+  int64_t degrees[3];
+  const char *baseline = memoptPassOptionsGetString(options, "baseline");
+  if (!*baseline || parseBaseline(baseline, degrees))
+    return true;
+  memoptStringBufferAppendFormat(
+      error, "option 'baseline' must be 'pipeline,tensor,data' (positive integers), got '%s'",
+      baseline);
+  return false;
+}
+
 /*===------------------------------------------------------------------===*
  * Architecture search
  *===------------------------------------------------------------------===*/
@@ -603,13 +614,9 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   }
   int64_t baselineDegrees[3] = {0, 0, 0};
   const char *baselineText = memoptPassOptionsGetString(passOptions, "baseline");
-  if (*baselineText && !parseBaseline(baselineText, baselineDegrees)) {
-    memoptEmitOpDiagnostic(
-        module, MlirDiagnosticError,
-        "place-search: baseline must be 'pipeline,tensor,data' (positive integers), got '%s'",
-        baselineText);
-    return mlirLogicalResultFailure();
-  }
+  /* Checked when the pipeline was parsed (checkPlaceSearchOptions). */
+  if (*baselineText)
+    parseBaseline(baselineText, baselineDegrees);
   memoptLayerRecognize(model.func, &model.structure);
   const MemoptLayerStructure *s = &model.structure;
   model.layers = memoptPassOptionsGetInteger(passOptions, "layers")
@@ -828,5 +835,6 @@ const MemoptPassInfo memoptPlaceSearchPass = {
     .optionCount = sizeof options / sizeof *options,
     .dependentDialects = placeDialects,
     .dependentDialectCount = sizeof placeDialects / sizeof *placeDialects,
+    .checkOptions = checkPlaceSearchOptions,
     .run = runPlaceSearch,
 };

@@ -264,7 +264,7 @@ static const MemoptPassOptionInfo spmPinFuseOptions[] = {
     {"max-group", MemoptOptionInteger, "8", "most layers in one fused group", NULL, 1, 256},
     {"ilp-time-limit", MemoptOptionFloat, "20", "seconds GLPK may take (strategy=ilp)", NULL,
      0.1, 3600},
-    {"report", MemoptOptionString, "",
+    {"report", MemoptOptionOutputFile, "",
      "write a JSON report (groups, pins, baselines) to this file", NULL, 0, 0},
 };
 

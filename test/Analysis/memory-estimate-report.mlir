@@ -10,10 +10,15 @@
 // RUN: jq -c '.functions[] | select(.name == "unknown_op") | .notes[]' %t.json | FileCheck %s --check-prefix=NOTES
 // RUN: jq -c '.functions[] | select(.name == "branchy") | {name, error}' %t.json | FileCheck %s --check-prefix=ERROR
 //
-// The file is written atomically (a temporary renamed over it); a path that
-// cannot be written is an error of the pass.
-// RUN: not memopt-opt %s --allow-unregistered-dialect --memory-estimate="report=%t.missing/report.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
-// UNWRITABLE: error: cannot write the memory report: {{.*}}report.json
+// The file is written atomically (a temporary renamed over it). A report in a
+// folder that does not exist is refused before the input is read; a path that
+// cannot be written when the pass ends (a folder stands there) is an error of
+// the pass.
+// RUN: not memopt-opt %s --allow-unregistered-dialect --memory-estimate="report=%t.missing/report.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-FOLDER
+// NO-FOLDER: memopt-opt: error: in '--memory-estimate=report={{.*}}.missing/report.json': option 'report': cannot write '{{.*}}.missing/report.json': its folder does not exist
+// RUN: rm -rf %t.folder && mkdir -p %t.folder
+// RUN: not memopt-opt %s --allow-unregistered-dialect --memory-estimate="report=%t.folder" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
+// UNWRITABLE: error: cannot write the memory report: cannot write '{{.*}}.folder': Is a directory
 
 // Sorted by name. In @unknown_op the peak is at the scf.if: %y (returned)
 // plus the nested op's result, live inside the if.

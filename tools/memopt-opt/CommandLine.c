@@ -213,6 +213,8 @@ static const char *kindName(MemoptOptionKind kind) {
     return "<bool>";
   case MemoptOptionString:
     return "<string>";
+  case MemoptOptionOutputFile:
+    return "<file>";
   case MemoptOptionChoice:
     return "<choice>";
   }
