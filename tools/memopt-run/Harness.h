@@ -27,6 +27,7 @@ typedef struct HarnessOptions {
   long long seed;
   long long dim;            /* size of every dynamic dimension; -1 when not given */
   long long limitBytes;     /* --limit-bytes: memopt_rt's eviction limit; 0 when not given */
+  long long timeoutSeconds; /* --timeout: longest subprocess run; 0 for no limit */
   double tolerance;         /* relative, on sum and abs_sum */
   bool compare;
   bool fillElided;
@@ -188,8 +189,22 @@ typedef struct HarnessExit {
 /// standard input from /dev/null, standard output and standard error
 /// redirected to the given files, and waits for it; false with `error` only
 /// when it could not be started.
+/// A run that takes over `timeoutSeconds` (0: no limit), or during which
+/// memopt-run is asked to stop (harnessStopOnSignals), is killed and fails
+/// with `error`.
 bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const char *stdoutPath,
-                       const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error);
+                       const char *stderrPath, long long timeoutSeconds, HarnessExit *exit,
+                       MemoptStringBuffer *error);
+
+/// Makes SIGINT, SIGTERM and SIGHUP stop memopt-run at its next step (a
+/// running subprocess is killed), so that it can remove its files first.
+void harnessStopOnSignals(void);
+
+/// Returns the signal that asked memopt-run to stop, or 0.
+int harnessStopSignal(void);
+
+/// Ends memopt-run by the signal that asked it to stop, as if uncaught.
+void harnessRaiseStopSignal(void);
 
 /// Appends a description of `exit` ("exit code 2", "signal 11 (Segmentation fault)").
 void harnessExitDescribe(HarnessExit exit, MemoptStringBuffer *out);

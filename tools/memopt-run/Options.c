@@ -31,6 +31,8 @@ static const OptionInfo optionTable[] = {
     {"fill-elided", FlagOption, NULL,
      "give constants whose data was elided (dense_resource<__elided__>) generated values"},
     {"keep", StringOption, "DIR", "write the intermediate files to DIR and keep them"},
+    {"timeout", IntegerOption, "SECONDS",
+     "stop a lowering or a program run that takes longer (default: no limit)"},
     {"print-outputs", FlagOption, NULL, "print the values of every result"},
     {"help", FlagOption, NULL, "show this help"},
 };
@@ -97,6 +99,8 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
       options->seed = number;
     else if (strcmp(name, "limit-bytes") == 0)
       options->limitBytes = number;
+    else if (strcmp(name, "timeout") == 0)
+      options->timeoutSeconds = number;
     else
       options->dim = number;
     return true;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <limits.h>
 #include <spawn.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -110,8 +112,77 @@ static char **environmentWith(char *const extra[]) {
   return result;
 }
 
+static volatile sig_atomic_t stopSignal;
+
+static void recordStop(int signal) { stopSignal = signal; }
+
+void harnessStopOnSignals(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = recordStop;
+  sigemptyset(&action.sa_mask);
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof signals / sizeof *signals; ++i)
+    sigaction(signals[i], &action, NULL);
+}
+
+int harnessStopSignal(void) { return stopSignal; }
+
+void harnessRaiseStopSignal(void) {
+  int signal = stopSignal;
+  if (!signal)
+    return;
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal, &action, NULL);
+  raise(signal);
+}
+
+static double monotonicSeconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* Waits for `child`, killing it when `timeoutSeconds` pass (0: never) or a
+ * stop signal arrives. Returns the wait status, or -1 with errno. */
+static int waitWithTimeout(pid_t child, long long timeoutSeconds, bool *timedOut) {
+  double deadline = monotonicSeconds() + (double)timeoutSeconds;
+  /* Polling keeps this free of SIGCHLD handlers; the sleep grows to 20 ms so
+   * that short runs end promptly and long ones cost no CPU. */
+  long sleepNanoseconds = 100000;
+  for (;;) {
+    int waitStatus = 0;
+    pid_t done = waitpid(child, &waitStatus, WNOHANG);
+    if (done == child)
+      return waitStatus;
+    if (done < 0 && errno != EINTR)
+      return -1;
+    bool expired = timeoutSeconds > 0 && monotonicSeconds() >= deadline;
+    if (expired || stopSignal) {
+      *timedOut = expired;
+      kill(child, SIGKILL);
+      while (waitpid(child, &waitStatus, 0) < 0 && errno == EINTR)
+        ;
+      return waitStatus;
+    }
+    struct timespec pause = {0, sleepNanoseconds};
+    nanosleep(&pause, NULL);
+    if (sleepNanoseconds < 20000000)
+      sleepNanoseconds *= 2;
+  }
+}
+
 bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const char *stdoutPath,
-                       const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error) {
+                       const char *stderrPath, long long timeoutSeconds, HarnessExit *exit,
+                       MemoptStringBuffer *error) {
+  if (stopSignal) {
+    memoptStringBufferAppendFormat(error, "stopped by signal %d before running '%s'",
+                                   (int)stopSignal, argv[0]);
+    return false;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -128,12 +199,21 @@ bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const
     memoptStringBufferAppendFormat(error, "cannot run '%s': %s", argv[0], strerror(status));
     return false;
   }
-  int waitStatus = 0;
-  while (waitpid(child, &waitStatus, 0) < 0) {
-    if (errno != EINTR) {
-      memoptStringBufferAppendFormat(error, "cannot wait for '%s': %s", argv[0], strerror(errno));
-      return false;
-    }
+  bool timedOut = false;
+  int waitStatus = waitWithTimeout(child, timeoutSeconds, &timedOut);
+  if (waitStatus < 0) {
+    memoptStringBufferAppendFormat(error, "cannot wait for '%s': %s", argv[0], strerror(errno));
+    return false;
+  }
+  if (timedOut) {
+    memoptStringBufferAppendFormat(error, "'%s' took longer than --timeout=%lld seconds", argv[0],
+                                   timeoutSeconds);
+    return false;
+  }
+  if (stopSignal) {
+    memoptStringBufferAppendFormat(error, "stopped by signal %d while running '%s'",
+                                   (int)stopSignal, argv[0]);
+    return false;
   }
   exit->exited = WIFEXITED(waitStatus);
   exit->code = exit->exited ? WEXITSTATUS(waitStatus) : WTERMSIG(waitStatus);

@@ -116,7 +116,8 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
   memoptStringBufferAppendFormat(&pipelineFlag, "--pass-pipeline=%s", variant->pipeline);
   char *argv[] = {tool, pipelineFlag.data, (char *)inputPath, "-o", (char *)outputPath, NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, NULL, stdoutPath, stderrPath, &exit, error);
+  bool ok = harnessRunProcess(argv, NULL, stdoutPath, stderrPath, harness->options.timeoutSeconds,
+                              &exit, error);
   if (ok) {
     MemoptStringBuffer diagnostics = memoptStringBufferCreate(), ignored = memoptStringBufferCreate();
     if (memoptFileRead(stderrPath, &diagnostics, &ignored))
@@ -169,7 +170,8 @@ static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *erro
     memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
   char *environment[] = {jitdump.data, limit.data, NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath, &exit, error);
+  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
+                              harness->options.timeoutSeconds, &exit, error);
   memoptStringBufferDestroy(&jitdump);
   memoptStringBufferDestroy(&limit);
   MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate();
@@ -585,6 +587,8 @@ int main(int argc, char **argv) {
     status = 0;
     goto done;
   }
+  /* Stopped by a signal, memopt-run still removes its temporary folder. */
+  harnessStopOnSignals();
   harness.toolDir = harnessExecutableDir(&error);
   if (!harness.toolDir || !harnessWorkDirCreate(harness.options.keepDir, &harness.workDir, &error)) {
     printError(error.data);
@@ -604,5 +608,6 @@ done:
     harnessWorkDirDestroy(&harness.workDir);
   free(harness.toolDir);
   memoptStringBufferDestroy(&error);
+  harnessRaiseStopSignal();
   return status;
 }
