@@ -24,7 +24,8 @@ static const char *const chains[][MUTATE_MAX_STEPS] = {
 enum { CHAIN_COUNT = sizeof chains / sizeof *chains };
 
 /* String options are names of files or presets, not free text: the values
- * to try for each, by option name. "@scratch" stands for the scratch file
+ * to try for each, by option name (valid ones: the fuzzer varies the input,
+ * not the command line). "@scratch" stands for the scratch file
  * (options that write a report there). */
 static const struct {
   const char *option;
@@ -32,8 +33,8 @@ static const struct {
 } stringValues[] = {
     {"report", {"@scratch", "", NULL, NULL}},
     {"timeline", {"@scratch", "", NULL, NULL}},
-    {"target", {"spm-512k", "spm-2m", "spm-8m", "no-such-target"}},
-    {"baseline", {"1,1,1", "2,4,8", "0,1,1", "x"}},
+    {"target", {"spm-512k", "spm-2m", "spm-8m", NULL}},
+    {"baseline", {"1,1,1", "2,4,8", "0,1,1", NULL}},
 };
 
 size_t mutatePipelineShapeCount(void) { return memoptPassCount() + CHAIN_COUNT; }
