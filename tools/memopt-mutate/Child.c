@@ -78,7 +78,7 @@ static MutateChildStatus classifyFailure(const MemoptDiagnosticLog *log, const c
     return MUTATE_SILENT_FAILURE;
   }
   MemoptStringBuffer formatted = memoptStringBufferCreate();
-  memoptDiagnosticFormat(firstError, text, &formatted);
+  memoptDiagnosticFormat(firstError, mlirStringRefCreateFromCString(text), &formatted);
   setDetail(report, memoptStringBufferGet(&formatted));
   memoptStringBufferDestroy(&formatted);
   bool located = firstError->file && strcmp(firstError->file, path) == 0 &&
@@ -91,7 +91,8 @@ static bool reparses(MlirContext upstreamContext, const char *output, MutateChil
   static const char name[] = "<memopt-opt output>";
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, upstreamContext, name);
-  MlirModule module = memoptParseModule(upstreamContext, output, name);
+  MlirModule module =
+      memoptParseModule(upstreamContext, mlirStringRefCreateFromCString(output), name);
   memoptDiagnosticLogDetach(&log);
   bool ok = !mlirModuleIsNull(module);
   if (ok) {
@@ -99,7 +100,7 @@ static bool reparses(MlirContext upstreamContext, const char *output, MutateChil
   } else {
     MemoptStringBuffer formatted = memoptStringBufferCreate();
     for (size_t i = 0; i < log.count && formatted.length < sizeof report->detail; ++i)
-      memoptDiagnosticFormat(&log.entries[i], output, &formatted);
+      memoptDiagnosticFormat(&log.entries[i], mlirStringRefCreateFromCString(output), &formatted);
     setDetail(report, log.count ? memoptStringBufferGet(&formatted)
                                 : "the output does not parse (no diagnostic)");
     memoptStringBufferDestroy(&formatted);
@@ -122,7 +123,6 @@ MutateChildStatus mutateRunChild(MlirContext context, MlirContext upstreamContex
   }
   memoptStringBufferDestroy(&error);
   const char *text = memoptStringBufferGet(&input);
-  bool hasNul = memchr(text, '\0', input.length) != NULL;
   size_t lines = 1;
   for (size_t i = 0; i < input.length; ++i)
     lines += text[i] == '\n';
@@ -130,7 +130,7 @@ MutateChildStatus mutateRunChild(MlirContext context, MlirContext upstreamContex
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, context, path);
   report->stage = MUTATE_STAGE_PARSE;
-  MlirModule module = memoptParseModule(context, text, path);
+  MlirModule module = memoptParseModule(context, mlirStringRefCreate(text, input.length), path);
   bool built = true, succeeded = false;
   MemoptStringBuffer output = memoptStringBufferCreate();
   if (!mlirModuleIsNull(module)) {
@@ -153,12 +153,6 @@ MutateChildStatus mutateRunChild(MlirContext context, MlirContext upstreamContex
     status = MUTATE_PIPELINE_INVALID;
   else if (!succeeded)
     status = classifyFailure(&log, path, lines, text, report);
-  else if (hasNul) {
-    snprintf(report->detail, sizeof report->detail,
-             "accepted an input holding a NUL byte at byte %zu",
-             (size_t)((const char *)memchr(text, '\0', input.length) - text));
-    status = MUTATE_NUL_ACCEPTED;
-  }
   else {
     report->stage = MUTATE_STAGE_REPARSE;
     status = reparses(upstreamContext, memoptStringBufferGet(&output), report)

@@ -140,7 +140,6 @@ typedef enum MutateChildStatus {
   MUTATE_SILENT_FAILURE = 70,    /* failed without any error diagnostic */
   MUTATE_UNLOCATED_ERROR = 71,   /* failed, but no error points at a line of the input */
   MUTATE_UNPARSABLE_OUTPUT = 72, /* succeeded with output upstream MLIR rejects */
-  MUTATE_NUL_ACCEPTED = 73,      /* succeeded on an input holding a NUL byte */
   MUTATE_PIPELINE_INVALID = 74,  /* the pass manager could not be built (a fuzzer bug) */
 } MutateChildStatus;
 

@@ -23,18 +23,15 @@ static const char *const chains[][MUTATE_MAX_STEPS] = {
 
 enum { CHAIN_COUNT = sizeof chains / sizeof *chains };
 
-/* String options are names of files or presets, not free text: the values
+/* String options are names of presets or shapes, not free text: the values
  * to try for each, by option name (valid ones: the fuzzer varies the input,
- * not the command line). "@scratch" stands for the scratch file
- * (options that write a report there). */
+ * not the command line). */
 static const struct {
   const char *option;
   const char *values[4];
 } stringValues[] = {
-    {"report", {"@scratch", "", NULL, NULL}},
-    {"timeline", {"@scratch", "", NULL, NULL}},
     {"target", {"spm-512k", "spm-2m", "spm-8m", NULL}},
-    {"baseline", {"1,1,1", "2,4,8", "0,1,1", NULL}},
+    {"baseline", {"1,1,1", "2,4,8", NULL, NULL}},
 };
 
 size_t mutatePipelineShapeCount(void) { return memoptPassCount() + CHAIN_COUNT; }
@@ -99,14 +96,17 @@ static void appendOption(const MemoptPassOptionInfo *option, MutateRng *rng,
         size_t values = 0;
         while (values < 4 && stringValues[i].values[values])
           ++values;
-        const char *value = stringValues[i].values[mutateRngBelow(rng, values)];
         memoptStringBufferAppendFormat(out, "\"%s\"",
-                                       strcmp(value, "@scratch") == 0 ? scratchPath : value);
+                                       stringValues[i].values[mutateRngBelow(rng, values)]);
         return;
       }
     /* A string option of no known kind keeps its default. */
     out->length = start;
     out->data[start] = '\0';
+    return;
+  case MemoptOptionOutputFile:
+    /* Reports go to the scratch file, or nowhere. */
+    memoptStringBufferAppendFormat(out, "\"%s\"", mutateRngBelow(rng, 2) ? scratchPath : "");
     return;
   case MemoptOptionInteger:
   case MemoptOptionBytes: {

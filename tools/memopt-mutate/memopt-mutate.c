@@ -53,13 +53,12 @@ typedef enum Outcome {
   OUTCOME_SILENT_FAILURE,
   OUTCOME_UNLOCATED_ERROR,
   OUTCOME_UNPARSABLE_OUTPUT,
-  OUTCOME_NUL_ACCEPTED,
   OUTCOME_COUNT
 } Outcome;
 
 static const char *const outcomeNames[OUTCOME_COUNT] = {
     "accepted",  "rejected", "upstream-parser-crash", "crash", "sanitizer", "hang", "silent-failure", "unlocated-error",
-    "unparsable-output", "nul-accepted"};
+    "unparsable-output"};
 
 /* One distinct finding: the same kind, pipeline, stage and signature. */
 typedef struct Finding {
@@ -338,7 +337,7 @@ static bool startInput(Campaign *campaign, size_t slotIndex, unsigned long long 
   slot->shape = campaign->shapes[index % campaign->shapeCount];
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = mutatePipelineChoose(slot->shape, &rng, slot->scratchPath, &slot->pipeline, &error) &&
-            memoptFileWriteAtomic(slot->inputPath, memoptStringBufferGet(&text), text.length,
+            memoptFileWriteOutput(slot->inputPath, memoptStringBufferGet(&text), text.length,
                                   &error);
   memoptStringBufferDestroy(&text);
   if (!ok) {
@@ -438,7 +437,7 @@ static void saveFinding(Campaign *campaign, const Slot *slot, Outcome outcome, F
   memoptStringBufferAppendFormat(&path, "%s.mlir", base.data);
   MemoptStringBuffer input = memoptStringBufferCreate(), error = memoptStringBufferCreate();
   bool saved = memoptFileRead(slot->inputPath, &input, &error) &&
-               memoptFileWriteAtomic(path.data, input.data, input.length, &error);
+               memoptFileWriteOutput(path.data, input.data, input.length, &error);
   MemoptStringBuffer flags = memoptStringBufferCreate();
   mutatePipelineDescribe(&slot->pipeline, &flags);
   MemoptStringBuffer note = memoptStringBufferCreate();
@@ -459,7 +458,7 @@ static void saveFinding(Campaign *campaign, const Slot *slot, Outcome outcome, F
       options->maxSeedBytes, detail, stderrText);
   MemoptStringBuffer notePath = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&notePath, "%s.txt", base.data);
-  saved = saved && memoptFileWriteAtomic(notePath.data, note.data, note.length, &error);
+  saved = saved && memoptFileWriteOutput(notePath.data, note.data, note.length, &error);
   if (!saved)
     fprintf(stderr, "memopt-mutate: error: cannot save a finding: %s\n",
             memoptStringBufferGet(&error));
@@ -579,9 +578,6 @@ static void finishInput(Campaign *campaign, size_t slotIndex, int status) {
     case MUTATE_UNPARSABLE_OUTPUT:
       outcome = OUTCOME_UNPARSABLE_OUTPUT;
       break;
-    case MUTATE_NUL_ACCEPTED:
-      outcome = OUTCOME_NUL_ACCEPTED;
-      break;
     default:
       fprintf(stderr, "memopt-mutate: error: input %llu: the pipeline could not be run: %s\n",
               slot->index, report->detail);
@@ -599,17 +595,15 @@ static void finishInput(Campaign *campaign, size_t slotIndex, int status) {
                                              campaign->options.out, (size_t)slot->index);
     MemoptStringBuffer input = memoptStringBufferCreate(), error = memoptStringBufferCreate();
     if (!memoptFileRead(slot->inputPath, &input, &error) ||
-        !memoptFileWriteAtomic(campaign->upstreamCrashPath, input.data, input.length, &error))
+        !memoptFileWriteOutput(campaign->upstreamCrashPath, input.data, input.length, &error))
       fprintf(stderr, "memopt-mutate: error: %s\n", memoptStringBufferGet(&error));
     memoptStringBufferDestroy(&input);
     memoptStringBufferDestroy(&error);
   }
   ++campaign->shapeCounts[slot->shape][column];
   if (column == 2) {
-    /* Before the pipeline runs, and for a NUL byte the parser ignored, which
-     * pipeline ran does not matter. */
-    bool beforePasses =
-        report->stage < MUTATE_STAGE_PIPELINE || outcome == OUTCOME_NUL_ACCEPTED;
+    /* Before the pipeline runs, which pipeline it is does not matter. */
+    bool beforePasses = report->stage < MUTATE_STAGE_PIPELINE;
     Finding *finding = findingFor(campaign, outcome, beforePasses ? SIZE_MAX : slot->shape,
                                   signature.data);
     ++finding->count;
@@ -786,7 +780,7 @@ static bool campaignSetUp(Campaign *campaign) {
   bool ok = makeDirectory(options->out) && makeDirectory(work.data);
   campaign->irdlPath = formatPath("%s/memopt.irdl.mlir", work.data, 0);
   MemoptStringBuffer error = memoptStringBufferCreate();
-  if (ok && !memoptFileWriteAtomic(campaign->irdlPath, memoptDialectsIRDL(),
+  if (ok && !memoptFileWriteOutput(campaign->irdlPath, memoptDialectsIRDL(),
                                    strlen(memoptDialectsIRDL()), &error)) {
     fprintf(stderr, "memopt-mutate: error: %s\n", memoptStringBufferGet(&error));
     ok = false;
