@@ -123,10 +123,22 @@ MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const ch
   mlirContextDetachDiagnosticHandler(context, counter);
   if (mlirModuleIsNull(module) && diagnostics == 0)
     diagnoseSilentFailure(context, source, sourceName);
-  if (mlirModuleIsNull(module) || strcmp(sourceName, "-") == 0)
+  if (mlirModuleIsNull(module))
     return module;
-  Rename rename = {context, mlirIdentifierGet(context, mlirStringRefCreateFromCString("-")),
-                   mlirStringRefCreateFromCString(sourceName)};
-  mlirOperationWalk(mlirModuleGetOperation(module), renameOp, &rename, MlirWalkPreOrder);
+  MlirOperation root = mlirModuleGetOperation(module);
+  if (strcmp(sourceName, "-") != 0) {
+    Rename rename = {context, mlirIdentifierGet(context, mlirStringRefCreateFromCString("-")),
+                     mlirStringRefCreateFromCString(sourceName)};
+    mlirOperationWalk(root, renameOp, &rename, MlirWalkPreOrder);
+  }
+  /* The module wrapped around top-level ops is at line 0 of the file; an
+   * error about the whole module then points at its first line. */
+  MlirLocation location = mlirOperationGetLocation(root);
+  if (mlirLocationIsAFileLineColRange(location) &&
+      mlirLocationFileLineColRangeGetStartLine(location) == 0)
+    mlirOperationSetLocation(
+        root, mlirLocationFileLineColGet(
+                  context, mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(location)),
+                  1, 1));
   return module;
 }
