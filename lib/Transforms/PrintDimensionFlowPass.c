@@ -62,6 +62,11 @@ static void reportFunction(MlirOperation func, MlirBlock body) {
   MlirOperation terminator = mlirBlockGetTerminator(body);
   if (mlirOperationIsNull(first) || mlirOperationEqual(first, terminator))
     return;
+  if (mlirOperationGetNumOperands(terminator) == 0) {
+    memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark,
+                         "no chunk dim: the function returns no value");
+    return;
+  }
   MlirOperation last = first;
   while (!mlirOperationEqual(mlirOperationGetNextInBlock(last), terminator))
     last = mlirOperationGetNextInBlock(last);

@@ -93,3 +93,14 @@ func.func @split_heads(%x: tensor<8x4xf32>, %w: tensor<4x6xf32>) -> (tensor<8x3x
   %t = linalg.transpose ins(%a : tensor<8x3xf32>) outs(%t0 : tensor<3x8xf32>) permutation = [1, 0]
   return %b, %t : tensor<8x3xf32>, tensor<3x8xf32>
 }
+
+// -----
+
+// A function that returns nothing has no output to chunk along. Reading the
+// return's first operand crashed.
+// expected-remark @+1 {{no chunk dim: the function returns no value}}
+func.func @returns_nothing(%x: tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return
+}
