@@ -242,6 +242,9 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
 }
 
 static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassOptions *passOptions) {
+  /* The degrees and device counts are read below: check them first. */
+  if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
+    return mlirLogicalResultFailure();
   intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   /* Stages with empty bodies describe layers the IR does not hold. */

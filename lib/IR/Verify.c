@@ -288,6 +288,34 @@ static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
     atLeast(verifier, op, "link_bandwidth", 1, &value);
 }
 
+/* Checks that a stage uses at most the devices of its cluster, when the
+ * cluster is a place.cluster of the enclosing symbol table. */
+static void verifyStageFitsCluster(Verifier *verifier, MlirOperation stage, int64_t devices) {
+  MlirAttribute cluster = attribute(stage, "cluster");
+  if (!mlirAttributeIsAFlatSymbolRef(cluster))
+    return;
+  MlirStringRef name = mlirFlatSymbolRefAttrGetValue(cluster);
+  MlirOperation table = mlirOperationGetParentOperation(stage);
+  while (!mlirOperationIsNull(table) && !mlirOperationIsNull(mlirOperationGetParentOperation(table)))
+    table = mlirOperationGetParentOperation(table);
+  if (mlirOperationIsNull(table) || mlirOperationGetNumRegions(table) != 1)
+    return;
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(table, 0));
+  for (MlirOperation op = mlirBlockIsNull(block) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute symbol = attribute(op, "sym_name");
+    MlirAttribute clusterDevices = attribute(op, "devices");
+    if (!memoptOperationIsA(op, "place.cluster") || !mlirAttributeIsAString(symbol) ||
+        !mlirStringRefEqual(mlirStringAttrGetValue(symbol), name) ||
+        !mlirAttributeIsAInteger(clusterDevices))
+      continue;
+    if (devices > mlirIntegerAttrGetValueSInt(clusterDevices))
+      opError(verifier, stage, "uses %lld devices but cluster @%.*s has %lld", (long long)devices,
+              (int)name.length, name.data, (long long)mlirIntegerAttrGetValueSInt(clusterDevices));
+    return;
+  }
+}
+
 static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
   int64_t index, devices, dataParallel, tensorParallel, recompute, firstLayer, layers;
   if (!atLeast(verifier, op, "index", 0, &index) ||
@@ -298,9 +326,15 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
       !atLeast(verifier, op, "tensor_parallel", 1, &tensorParallel) ||
       !integer(verifier, op, "recompute", &recompute))
     return;
-  if (dataParallel * tensorParallel != devices)
+  int64_t product;
+  if (__builtin_mul_overflow(dataParallel, tensorParallel, &product))
+    opError(verifier, op, "data_parallel x tensor_parallel = %lld x %lld exceeds 2^63 - 1 devices",
+            (long long)dataParallel, (long long)tensorParallel);
+  else if (product != devices)
     opError(verifier, op, "uses %lld devices but data_parallel x tensor_parallel is %lld",
-            (long long)devices, (long long)(dataParallel * tensorParallel));
+            (long long)devices, (long long)product);
+  else
+    verifyStageFitsCluster(verifier, op, devices);
   /* Stage indices are unique among the stages of one block. */
   for (MlirOperation other = mlirBlockGetFirstOperation(mlirOperationGetBlock(op));
        !mlirOperationIsNull(other) && !mlirOperationEqual(other, op);
