@@ -252,11 +252,14 @@ static void verifySameType(Verifier *verifier, MlirOperation op) {
     opError(verifier, op, "result type must equal the operand type");
 }
 
-/* Returns the static byte size of a tensor type, or -1 when it is dynamic or
- * its element type has no fixed bit width. */
-static int64_t staticBytes(MlirType type) {
+/* The static byte size of a tensor type: StaticBytesKnown with the size in
+ * `bytes`, StaticBytesUnknown when the shape is dynamic or the element type
+ * has no fixed bit width, StaticBytesOverflow when it exceeds INT64_MAX. */
+typedef enum StaticBytes { StaticBytesKnown, StaticBytesUnknown, StaticBytesOverflow } StaticBytes;
+
+static StaticBytes staticBytes(MlirType type, int64_t *bytes) {
   if (!mlirShapedTypeHasStaticShape(type))
-    return -1;
+    return StaticBytesUnknown;
   MlirType element = mlirShapedTypeGetElementType(type);
   int64_t bits;
   if (mlirTypeIsAInteger(element))
@@ -264,11 +267,15 @@ static int64_t staticBytes(MlirType type) {
   else if (mlirTypeIsAFloat(element))
     bits = mlirFloatTypeGetWidth(element);
   else
-    return -1;
-  int64_t elements = 1;
+    return StaticBytesUnknown;
+  int64_t totalBits = bits;
   for (int64_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    elements *= mlirShapedTypeGetDimSize(type, d);
-  return (elements * bits + 7) / 8;
+    if (__builtin_mul_overflow(totalBits, mlirShapedTypeGetDimSize(type, d), &totalBits))
+      return StaticBytesOverflow;
+  if (__builtin_add_overflow(totalBits, 7, &totalBits))
+    return StaticBytesOverflow;
+  *bytes = totalBits / 8;
+  return StaticBytesKnown;
 }
 
 static void verifySpmPin(Verifier *verifier, MlirOperation op) {
@@ -276,10 +283,19 @@ static void verifySpmPin(Verifier *verifier, MlirOperation op) {
   if (!atLeast(verifier, op, "offset", 0, &offset) || !atLeast(verifier, op, "size", 1, &size))
     return;
   verifySameType(verifier, op);
-  int64_t needed = staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)));
-  if (needed > size)
-    opError(verifier, op, "pins %lld bytes but the tensor needs %lld", (long long)size,
-            (long long)needed);
+  int64_t needed;
+  switch (staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)), &needed)) {
+  case StaticBytesOverflow:
+    opError(verifier, op, "the pinned tensor needs more than 2^63 - 1 bytes");
+    break;
+  case StaticBytesKnown:
+    if (needed > size)
+      opError(verifier, op, "pins %lld bytes but the tensor needs %lld", (long long)size,
+              (long long)needed);
+    break;
+  case StaticBytesUnknown:
+    break;
+  }
 }
 
 static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
