@@ -279,9 +279,14 @@ static StaticBytes staticBytes(MlirType type, int64_t *bytes) {
 }
 
 static void verifySpmPin(Verifier *verifier, MlirOperation op) {
-  int64_t offset, size;
+  int64_t offset, size, end;
   if (!atLeast(verifier, op, "offset", 0, &offset) || !atLeast(verifier, op, "size", 1, &size))
     return;
+  if (__builtin_add_overflow(offset, size, &end)) {
+    opError(verifier, op, "offset %lld + size %lld overflows a 64-bit byte address",
+            (long long)offset, (long long)size);
+    return;
+  }
   verifySameType(verifier, op);
   int64_t needed;
   switch (staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)), &needed)) {
