@@ -9,10 +9,14 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Verifier {
   bool failed;
+  MlirOperation *pins; /* the spm.pin ops seen, in walk order */
+  size_t pinCount;
+  size_t pinCapacity;
 } Verifier;
 
 /* Emits "'<op>' op <message>" at the op's location. */
@@ -288,6 +292,9 @@ static void verifySpmPin(Verifier *verifier, MlirOperation op) {
     return;
   }
   verifySameType(verifier, op);
+  verifier->pins = memoptGrowArray(verifier->pins, &verifier->pinCapacity, verifier->pinCount + 1,
+                                   sizeof *verifier->pins);
+  verifier->pins[verifier->pinCount++] = op;
   int64_t needed;
   switch (staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)), &needed)) {
   case StaticBytesOverflow:
@@ -301,6 +308,167 @@ static void verifySpmPin(Verifier *verifier, MlirOperation op) {
   case StaticBytesUnknown:
     break;
   }
+}
+
+/* The ops at which a pinned value's bytes are in use: the pin's producer
+ * (when in the pin's block: a group's tile loops write straight into the
+ * arena), the pin, and every user of the value or of a value that may share
+ * its buffer (views, destinations written in place, loop-carried and yielded
+ * values). A yield inside a loop keeps the value live across iterations, so
+ * the first op of that block counts too. */
+typedef struct PinLiveness {
+  MlirOperation *points;
+  size_t count, capacity;
+  MlirValue *values; /* worklist of values that may share the pin's buffer */
+  size_t valueCount, valueCapacity;
+} PinLiveness;
+
+static void addPoint(PinLiveness *live, MlirOperation op) {
+  live->points = memoptGrowArray(live->points, &live->capacity, live->count + 1, sizeof *live->points);
+  live->points[live->count++] = op;
+}
+
+static void addAlias(PinLiveness *live, MlirValue value) {
+  for (size_t i = 0; i < live->valueCount; ++i)
+    if (mlirValueEqual(live->values[i], value))
+      return;
+  live->values = memoptGrowArray(live->values, &live->valueCapacity, live->valueCount + 1,
+                                 sizeof *live->values);
+  live->values[live->valueCount++] = value;
+}
+
+static bool isOneOf(MlirOperation op, const char *const *names) {
+  for (; *names; ++names)
+    if (memoptOperationIsA(op, *names))
+      return true;
+  return false;
+}
+
+/* Adds the results of `user` that may share the buffer of its operand #`operand`. */
+static void addAliasingResults(PinLiveness *live, MlirOperation user, intptr_t operand) {
+  static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
+                                      "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
+                                      "tensor.bitcast", NULL};
+  intptr_t results = mlirOperationGetNumResults(user);
+  MlirOperation parent = mlirOperationGetParentOperation(user);
+  if (isOneOf(user, views) && operand == 0) {
+    addAlias(live, mlirOperationGetResult(user, 0));
+  } else if ((memoptOperationIsA(user, "tensor.insert_slice") && operand == 1) ||
+             (memoptOperationIsA(user, "tensor.insert") && operand == 1)) {
+    addAlias(live, mlirOperationGetResult(user, 0));
+  } else if (memoptOperationIsInDialect(user, "linalg") && mlirOperationGetNumRegions(user) == 1) {
+    MlirAttribute segments = mlirOperationGetAttributeByName(
+        user, mlirStringRefCreateFromCString("operandSegmentSizes"));
+    intptr_t inputs = mlirAttributeIsADenseI32Array(segments)
+                          ? mlirDenseI32ArrayGetElement(segments, 0)
+                          : mlirOperationGetNumOperands(user) - results;
+    if (operand >= inputs && operand - inputs < results)
+      addAlias(live, mlirOperationGetResult(user, operand - inputs));
+  } else if (memoptOperationIsA(user, "scf.for") && operand >= 3 && operand - 3 < results) {
+    addAlias(live, mlirOperationGetResult(user, operand - 3));
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(user, 0));
+    addAlias(live, mlirBlockGetArgument(body, operand - 2));
+  } else if (mlirOperationIsNull(mlirOperationGetNextInBlock(user)) && !mlirOperationIsNull(parent) &&
+             !memoptOperationIsA(parent, "func.func")) {
+    /* A region's terminator: the value leaves through its parent's results. */
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(parent); ++r)
+      addAlias(live, mlirOperationGetResult(parent, r));
+    addPoint(live, mlirBlockGetFirstOperation(mlirOperationGetBlock(user)));
+  }
+}
+
+static void pinLiveness(MlirOperation pin, PinLiveness *live) {
+  *live = (PinLiveness){0};
+  addPoint(live, pin);
+  MlirValue source = mlirOperationGetOperand(pin, 0);
+  if (mlirValueIsAOpResult(source) &&
+      mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(source)), mlirOperationGetBlock(pin)))
+    addPoint(live, mlirOpResultGetOwner(source));
+  addAlias(live, mlirOperationGetResult(pin, 0));
+  for (size_t v = 0; v < live->valueCount; ++v)
+    for (MlirOpOperand use = mlirValueGetFirstUse(live->values[v]); !mlirOpOperandIsNull(use);
+         use = mlirOpOperandGetNextUse(use)) {
+      MlirOperation user = mlirOpOperandGetOwner(use);
+      addPoint(live, user);
+      addAliasingResults(live, user, (intptr_t)mlirOpOperandGetOperandNumber(use));
+    }
+}
+
+static void pinLivenessDestroy(PinLiveness *live) {
+  free(live->points);
+  free(live->values);
+}
+
+/* The first and last op of `block` holding a point of `live`; false when none is in it. */
+static bool spanIn(const PinLiveness *live, MlirBlock block, MlirOperation *first,
+                   MlirOperation *last) {
+  *first = *last = (MlirOperation){NULL};
+  for (size_t i = 0; i < live->count; ++i) {
+    MlirOperation op = memoptOperationAncestorInBlock(live->points[i], block);
+    if (mlirOperationIsNull(op))
+      continue;
+    if (mlirOperationIsNull(*first) || mlirOperationIsBeforeInBlock(op, *first))
+      *first = op;
+    if (mlirOperationIsNull(*last) || mlirOperationIsBeforeInBlock(*last, op))
+      *last = op;
+  }
+  return !mlirOperationIsNull(*first);
+}
+
+/* The innermost block of `a`'s function that holds `b` (or an op holding
+ * it); null when they are in different functions. */
+static MlirBlock commonBlock(MlirOperation a, MlirOperation b) {
+  for (MlirBlock block = mlirOperationGetBlock(a); !mlirBlockIsNull(block);) {
+    if (!mlirOperationIsNull(memoptOperationAncestorInBlock(b, block)))
+      return block;
+    MlirOperation parent = mlirBlockGetParentOperation(block);
+    if (mlirOperationIsNull(parent) || memoptOperationIsA(parent, "func.func"))
+      break;
+    block = mlirOperationGetBlock(parent);
+  }
+  return (MlirBlock){NULL};
+}
+
+/* True when the pins' live ranges share an op of their innermost common block. */
+static bool liveTogether(MlirOperation a, MlirOperation b) {
+  MlirBlock block = commonBlock(a, b);
+  if (mlirBlockIsNull(block))
+    return false;
+  PinLiveness liveA, liveB;
+  pinLiveness(a, &liveA);
+  pinLiveness(b, &liveB);
+  MlirOperation firstA, lastA, firstB, lastB;
+  bool together = spanIn(&liveA, block, &firstA, &lastA) && spanIn(&liveB, block, &firstB, &lastB) &&
+                  !mlirOperationIsBeforeInBlock(lastA, firstB) &&
+                  !mlirOperationIsBeforeInBlock(lastB, firstA);
+  pinLivenessDestroy(&liveA);
+  pinLivenessDestroy(&liveB);
+  return together;
+}
+
+/* Two pins whose bytes overlap must not be live at the same time: the
+ * lowering gives them the same scratchpad bytes. Checked on pins whose own
+ * attributes passed verification. */
+static void verifyPinsDisjoint(Verifier *verifier) {
+  for (size_t j = 1; j < verifier->pinCount; ++j)
+    for (size_t i = 0; i < j; ++i) {
+      MlirOperation a = verifier->pins[i], b = verifier->pins[j];
+      int64_t offsetA = mlirIntegerAttrGetValueSInt(attribute(a, "offset"));
+      int64_t offsetB = mlirIntegerAttrGetValueSInt(attribute(b, "offset"));
+      int64_t endA = offsetA + mlirIntegerAttrGetValueSInt(attribute(a, "size"));
+      int64_t endB = offsetB + mlirIntegerAttrGetValueSInt(attribute(b, "size"));
+      if (offsetA >= endB || offsetB >= endA || !liveTogether(a, b))
+        continue;
+      MlirStringRef file;
+      unsigned line = 0, column = 0;
+      memoptLocationPosition(mlirOperationGetLocation(a), &file, &line, &column);
+      opError(verifier, b,
+              "bytes [%lld, %lld) overlap bytes [%lld, %lld) of the spm.pin at %u:%u, and both "
+              "are live at the same time",
+              (long long)offsetB, (long long)endB, (long long)offsetA, (long long)endA, line,
+              column);
+      break;
+    }
 }
 
 static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
@@ -416,7 +584,9 @@ static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
 }
 
 MlirLogicalResult memoptVerifyOps(MlirOperation root) {
-  Verifier verifier = {false};
+  Verifier verifier = {0};
   mlirOperationWalk(root, verifyOne, &verifier, MlirWalkPostOrder);
+  verifyPinsDisjoint(&verifier);
+  free(verifier.pins);
   return verifier.failed ? mlirLogicalResultFailure() : mlirLogicalResultSuccess();
 }
