@@ -23,6 +23,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Dialect/Shard.h"
+#include "mlir-c/IR.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,9 +131,12 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
     memoptValueReplaceUsesByScope(argument, annotated, op, true);
 }
 
-/* Outlines one stage into a function after `*after` (then the new function). */
-static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation stage,
-                       intptr_t dataArguments, MlirOperation *after) {
+/* Outlines one stage into a function after `*after` (then the new function).
+ * The function and its grid are named `<function>_stage<index>` and
+ * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
+ * suffix) when another symbol has the name already. */
+static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
+                       MlirOperation stage, intptr_t dataArguments, MlirOperation *after) {
   MlirContext context = mlirOperationGetContext(stage);
   MlirLocation location = mlirOperationGetLocation(stage);
   MlirStringRef funcName =
@@ -140,9 +144,9 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
   long long index = (long long)integerAttribute(stage, "index");
   int64_t data = integerAttribute(stage, "data_parallel");
   int64_t tensor = integerAttribute(stage, "tensor_parallel");
-  char name[256], grid[300];
-  snprintf(name, sizeof name, "%.*s_stage%lld", (int)funcName.length, funcName.data, index);
-  snprintf(grid, sizeof grid, "%s_grid", name);
+  MemoptStringBuffer name = memoptStringBufferCreate(), grid = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&name, "%.*s_stage%lld", (int)funcName.length, funcName.data,
+                                 index);
 
   Captures captures = {NULL, 0, 0, stage};
   mlirOperationWalk(stage, collectCaptures, &captures, MlirWalkPreOrder);
@@ -178,16 +182,24 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
 
   /* The grid and the function, after the original function. */
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  char gridText[400];
-  snprintf(gridText, sizeof gridText, "shard.grid @%s(shape = %lldx%lld)", grid, (long long)data,
-           (long long)tensor);
-  MlirOperation gridOp = mlirOperationCreateParse(context, mlirStringRefCreateFromCString(gridText),
-                                                  mlirStringRefCreateFromCString("place-to-shard"));
+  MemoptStringBuffer gridName = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&gridName, "%s_grid", name.data);
+  MlirOperationState gridState = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.grid"), location);
+  int64_t shape[2] = {data, tensor};
+  MlirNamedAttribute gridAttributes[] = {
+      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(gridName.data))),
+      memoptNamedAttribute(context, "shape", mlirDenseI64ArrayGet(context, 2, shape)),
+  };
+  memoptStringBufferDestroy(&gridName);
+  mlirOperationStateAddAttributes(&gridState, 2, gridAttributes);
+  MlirOperation gridOp = mlirOperationCreate(&gridState);
   mlirBlockInsertOwnedOperationAfter(moduleBody, *after, gridOp);
+  MlirStringRef gridSymbol = mlirStringAttrGetValue(mlirSymbolTableInsert(symbols, gridOp));
+  memoptStringBufferAppendFormat(&grid, "%.*s", (int)gridSymbol.length, gridSymbol.data);
   MlirOperationState funcState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
   MlirType functionType = mlirFunctionTypeGet(context, arguments, inputTypes, results, resultTypes);
   MlirNamedAttribute funcAttributes[] = {
-      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name))),
+      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name.data))),
       memoptNamedAttribute(context, "function_type", mlirTypeAttrGet(functionType)),
   };
   mlirOperationStateAddAttributes(&funcState, 2, funcAttributes);
@@ -197,6 +209,7 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
   mlirOperationStateAddOwnedRegions(&funcState, 1, &region);
   MlirOperation outlined = mlirOperationCreate(&funcState);
   mlirBlockInsertOwnedOperationAfter(moduleBody, gridOp, outlined);
+  mlirSymbolTableInsert(symbols, outlined);
   *after = outlined;
 
   /* Move the ops, then the terminator becomes func.return. */
@@ -231,8 +244,10 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
     int64_t degree = parameter ? tensor : data;
     int64_t extent = mlirShapedTypeGetDimSize(type, dim);
     if (degree > 1 && !mlirShapedTypeIsDynamicSize(extent) && extent % degree == 0)
-      annotate(body, mlirBlockGetArgument(body, k), grid, dim, parameter ? 1 : 0, location);
+      annotate(body, mlirBlockGetArgument(body, k), grid.data, dim, parameter ? 1 : 0, location);
   }
+  memoptStringBufferDestroy(&grid);
+  memoptStringBufferDestroy(&name);
 
   free(yielded);
   free(resultTypes);
@@ -241,49 +256,132 @@ static void lowerStage(MlirOperation module, MlirOperation func, MlirOperation s
   free(captures.values);
 }
 
-static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassOptions *passOptions) {
-  intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
-  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  /* Stages with empty bodies describe layers the IR does not hold. */
-  for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);
-       func = mlirOperationGetNextInBlock(func)) {
-    if (!memoptOperationIsA(func, "func.func") || mlirRegionIsNull(mlirOperationGetRegion(func, 0)))
+/* True when `func` holds place.stage ops in its body. */
+static bool holdsStages(MlirOperation func) {
+  if (!memoptOperationIsA(func, "func.func"))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "place.stage"))
+      return true;
+  return false;
+}
+
+/* What the checks before lowering share: the functions that hold stages
+ * (all removed), and whether an error was reported. */
+typedef struct StageCheck {
+  MlirOperation *staged;
+  size_t count, capacity;
+  bool failed;
+} StageCheck;
+
+/* Reports a place.stage that is not directly in a function body (its
+ * function would not be outlined around it), and an op that refers to a
+ * function about to be removed. */
+static MlirWalkResult checkNestingAndUses(MlirOperation op, void *userData) {
+  StageCheck *check = userData;
+  if (memoptOperationIsA(op, "place.stage")) {
+    MlirOperation parent = mlirOperationGetParentOperation(op);
+    if (!memoptOperationIsA(parent, "func.func")) {
+      MlirStringRef parentName = mlirIdentifierStr(mlirOperationGetName(parent));
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: a place.stage must be directly in a function "
+                             "body, this one is in '%.*s'",
+                             (int)parentName.length, parentName.data);
+      check->failed = true;
+    }
+  }
+  for (intptr_t a = 0; a < mlirOperationGetNumAttributes(op); ++a) {
+    MlirAttribute attr = mlirOperationGetAttribute(op, a).attribute;
+    if (!mlirAttributeIsAFlatSymbolRef(attr))
       continue;
-    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-    if (mlirBlockIsNull(body))
-      continue;
-    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-         op = mlirOperationGetNextInBlock(op))
-      if (memoptOperationIsA(op, "place.stage") &&
-          mlirOperationEqual(mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))),
-                             mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))) {
+    MlirStringRef target = mlirFlatSymbolRefAttrGetValue(attr);
+    for (size_t f = 0; f < check->count; ++f) {
+      MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
+          check->staged[f], mlirSymbolTableGetSymbolAttributeName()));
+      if (!mlirStringRefEqual(name, target) || memoptOperationIsInside(op, check->staged[f]))
+        continue;
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: refers to @%.*s, which holds place.stage ops: its "
+                             "stages become functions of their own and it is removed",
+                             (int)name.length, name.data);
+      check->failed = true;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Checks a function that holds stages: every stage holds ops, and nothing
+ * but stages, constants (cloned into the stages that use them) and the
+ * return is outside them, since the function is removed. */
+static bool checkStagedFunction(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (memoptOperationIsA(op, "place.stage")) {
+      /* Stages with empty bodies describe layers the IR does not hold. */
+      MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+      if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
         memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
                              "place-to-shard: this stage holds no ops: place-search describes "
                              "stages by layer range when one layer stands for many (layers=N) or "
                              "when a stage would pass more than 8 values on");
-        return mlirLogicalResultFailure();
+        ok = false;
       }
+    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return")) {
+      MlirStringRef funcName = mlirStringAttrGetValue(
+          mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: op outside every place.stage of @%.*s: the stages "
+                             "become functions of their own and @%.*s is removed, so it would be "
+                             "lost; put it in a stage",
+                             (int)funcName.length, funcName.data, (int)funcName.length,
+                             funcName.data);
+      ok = false;
+    }
   }
+  return ok;
+}
+
+static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassOptions *passOptions) {
+  /* The degrees and device counts are read below: check them first. */
+  if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
+    return mlirLogicalResultFailure();
+  intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  /* Check everything before changing anything. */
+  StageCheck check = {NULL, 0, 0, false};
+  for (MlirOperation op = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (holdsStages(op)) {
+      check.failed |= !checkStagedFunction(op);
+      check.staged = memoptGrowArray(check.staged, &check.capacity, check.count + 1, sizeof *check.staged);
+      check.staged[check.count++] = op;
+    }
+  mlirOperationWalk(module, checkNestingAndUses, &check, MlirWalkPreOrder);
+  free(check.staged);
+  if (check.failed)
+    return mlirLogicalResultFailure();
+  MlirSymbolTable symbols = mlirSymbolTableCreate(module);
   for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);) {
     MlirOperation next = mlirOperationGetNextInBlock(func);
     if (memoptOperationIsA(func, "place.cluster")) {
-      mlirOperationDestroy(func);
-    } else if (memoptOperationIsA(func, "func.func")) {
+      mlirSymbolTableErase(symbols, func);
+    } else if (holdsStages(func)) {
       MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
       MlirOperation after = func;
-      bool staged = false;
-      for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
-           !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-        if (memoptOperationIsA(op, "place.stage")) {
-          lowerStage(module, func, op, dataArguments, &after);
-          staged = true;
-        }
-      /* Its stages now stand alone; the rest of it reads their results. */
-      if (staged)
-        mlirOperationDestroy(func);
+      for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+           op = mlirOperationGetNextInBlock(op))
+        if (memoptOperationIsA(op, "place.stage"))
+          lowerStage(module, symbols, func, op, dataArguments, &after);
+      /* Its stages now stand alone: nothing else in it computed anything. */
+      mlirSymbolTableErase(symbols, func);
     }
     func = next;
   }
+  mlirSymbolTableDestroy(symbols);
   return mlirLogicalResultSuccess();
 }
 

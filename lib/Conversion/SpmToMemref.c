@@ -196,6 +196,51 @@ static void lowerLoadStore(MlirOperation op, SpmLowering *lowering) {
   memoptEraseOp(op);
 }
 
+/* True when `value` is a pinned value or a view of one (the buffer of
+ * which would be the arena's). */
+static bool viewsPin(MlirValue value) {
+  static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
+                                      "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
+                                      "tensor.bitcast"};
+  while (mlirValueIsAOpResult(value)) {
+    MlirOperation owner = mlirOpResultGetOwner(value);
+    if (memoptOperationIsA(owner, "spm.pin"))
+      return true;
+    bool view = false;
+    for (size_t i = 0; i < sizeof views / sizeof *views && !view; ++i)
+      view = memoptOperationIsA(owner, views[i]);
+    if (!view)
+      return false;
+    value = mlirOperationGetOperand(owner, 0);
+  }
+  return false;
+}
+
+/* The arena lives as long as the function: a pinned value it returns is
+ * copied out into a tensor of the default memory space (a store), so the
+ * caller owns a buffer of its own. Returning views of the arena instead made
+ * two results share one allocation, which the caller freed twice. */
+static void copyOutReturnedPins(MlirOperation func, SpmLowering *lowering) {
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  for (MlirBlock block = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(block);
+       block = mlirBlockGetNextInRegion(block)) {
+    MlirOperation terminator = mlirBlockGetTerminator(block);
+    if (mlirOperationIsNull(terminator) || !memoptOperationIsA(terminator, "func.return"))
+      continue;
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(terminator); ++i) {
+      MlirValue value = mlirOperationGetOperand(terminator, i);
+      if (!viewsPin(value))
+        continue;
+      MemoptBuilder builder = memoptBuilderBefore(terminator);
+      MlirValue stored = spmBuildCopy(
+          &builder, value, memoptBuildTensorEmpty(&builder, mlirValueGetType(value), NULL, 0));
+      spmLoweringAddCopy(lowering, mlirOpResultGetOwner(stored), SpmCopyTileStore,
+                         (MlirOperation){NULL});
+      mlirOperationSetOperand(terminator, i, stored);
+    }
+  }
+}
+
 /* Emits a remark at `func` with the bytes its copy sites move. */
 static void reportCopiedBytes(MlirOperation func, const SpmLowering *lowering) {
   SpmCopyTotals totals;
@@ -240,6 +285,7 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
     return mlirLogicalResultFailure();
   }
   SpmLowering lowering = {.memorySpace = memorySpace, .func = func};
+  copyOutReturnedPins(func, &lowering);
   for (size_t i = 0; i < ops.count; ++i) {
     MlirOperation op = ops.ops[i];
     if (memoptOperationIsA(op, "spm.pin")) {

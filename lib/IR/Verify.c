@@ -9,10 +9,14 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Verifier {
   bool failed;
+  MlirOperation *pins; /* the spm.pin ops seen, in walk order */
+  size_t pinCount;
+  size_t pinCapacity;
 } Verifier;
 
 /* Emits "'<op>' op <message>" at the op's location. */
@@ -252,11 +256,14 @@ static void verifySameType(Verifier *verifier, MlirOperation op) {
     opError(verifier, op, "result type must equal the operand type");
 }
 
-/* Returns the static byte size of a tensor type, or -1 when it is dynamic or
- * its element type has no fixed bit width. */
-static int64_t staticBytes(MlirType type) {
+/* The static byte size of a tensor type: StaticBytesKnown with the size in
+ * `bytes`, StaticBytesUnknown when the shape is dynamic or the element type
+ * has no fixed bit width, StaticBytesOverflow when it exceeds INT64_MAX. */
+typedef enum StaticBytes { StaticBytesKnown, StaticBytesUnknown, StaticBytesOverflow } StaticBytes;
+
+static StaticBytes staticBytes(MlirType type, int64_t *bytes) {
   if (!mlirShapedTypeHasStaticShape(type))
-    return -1;
+    return StaticBytesUnknown;
   MlirType element = mlirShapedTypeGetElementType(type);
   int64_t bits;
   if (mlirTypeIsAInteger(element))
@@ -264,28 +271,238 @@ static int64_t staticBytes(MlirType type) {
   else if (mlirTypeIsAFloat(element))
     bits = mlirFloatTypeGetWidth(element);
   else
-    return -1;
-  int64_t elements = 1;
+    return StaticBytesUnknown;
+  int64_t totalBits = bits;
   for (int64_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    elements *= mlirShapedTypeGetDimSize(type, d);
-  return (elements * bits + 7) / 8;
+    if (__builtin_mul_overflow(totalBits, mlirShapedTypeGetDimSize(type, d), &totalBits))
+      return StaticBytesOverflow;
+  if (__builtin_add_overflow(totalBits, 7, &totalBits))
+    return StaticBytesOverflow;
+  *bytes = totalBits / 8;
+  return StaticBytesKnown;
 }
 
 static void verifySpmPin(Verifier *verifier, MlirOperation op) {
-  int64_t offset, size;
+  int64_t offset, size, end;
   if (!atLeast(verifier, op, "offset", 0, &offset) || !atLeast(verifier, op, "size", 1, &size))
     return;
+  if (__builtin_add_overflow(offset, size, &end)) {
+    opError(verifier, op, "offset %lld + size %lld overflows a 64-bit byte address",
+            (long long)offset, (long long)size);
+    return;
+  }
   verifySameType(verifier, op);
-  int64_t needed = staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)));
-  if (needed > size)
-    opError(verifier, op, "pins %lld bytes but the tensor needs %lld", (long long)size,
-            (long long)needed);
+  verifier->pins = memoptGrowArray(verifier->pins, &verifier->pinCapacity, verifier->pinCount + 1,
+                                   sizeof *verifier->pins);
+  verifier->pins[verifier->pinCount++] = op;
+  int64_t needed;
+  switch (staticBytes(mlirValueGetType(mlirOperationGetOperand(op, 0)), &needed)) {
+  case StaticBytesOverflow:
+    opError(verifier, op, "the pinned tensor needs more than 2^63 - 1 bytes");
+    break;
+  case StaticBytesKnown:
+    if (needed > size)
+      opError(verifier, op, "pins %lld bytes but the tensor needs %lld", (long long)size,
+              (long long)needed);
+    break;
+  case StaticBytesUnknown:
+    break;
+  }
+}
+
+/* The ops at which a pinned value's bytes are in use: the pin's producer
+ * (when in the pin's block: a group's tile loops write straight into the
+ * arena), the pin, and every user of the value or of a value that may share
+ * its buffer (views, destinations written in place, loop-carried and yielded
+ * values). A yield inside a loop keeps the value live across iterations, so
+ * the first op of that block counts too. */
+typedef struct PinLiveness {
+  MlirOperation *points;
+  size_t count, capacity;
+  MlirValue *values; /* worklist of values that may share the pin's buffer */
+  size_t valueCount, valueCapacity;
+} PinLiveness;
+
+static void addPoint(PinLiveness *live, MlirOperation op) {
+  live->points = memoptGrowArray(live->points, &live->capacity, live->count + 1, sizeof *live->points);
+  live->points[live->count++] = op;
+}
+
+static void addAlias(PinLiveness *live, MlirValue value) {
+  for (size_t i = 0; i < live->valueCount; ++i)
+    if (mlirValueEqual(live->values[i], value))
+      return;
+  live->values = memoptGrowArray(live->values, &live->valueCapacity, live->valueCount + 1,
+                                 sizeof *live->values);
+  live->values[live->valueCount++] = value;
+}
+
+static bool isOneOf(MlirOperation op, const char *const *names) {
+  for (; *names; ++names)
+    if (memoptOperationIsA(op, *names))
+      return true;
+  return false;
+}
+
+/* Adds the results of `user` that may share the buffer of its operand #`operand`. */
+static void addAliasingResults(PinLiveness *live, MlirOperation user, intptr_t operand) {
+  static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
+                                      "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
+                                      "tensor.bitcast", NULL};
+  intptr_t results = mlirOperationGetNumResults(user);
+  MlirOperation parent = mlirOperationGetParentOperation(user);
+  if (isOneOf(user, views) && operand == 0) {
+    addAlias(live, mlirOperationGetResult(user, 0));
+  } else if ((memoptOperationIsA(user, "tensor.insert_slice") && operand == 1) ||
+             (memoptOperationIsA(user, "tensor.insert") && operand == 1)) {
+    addAlias(live, mlirOperationGetResult(user, 0));
+  } else if (memoptOperationIsInDialect(user, "linalg") && mlirOperationGetNumRegions(user) == 1) {
+    MlirAttribute segments = mlirOperationGetAttributeByName(
+        user, mlirStringRefCreateFromCString("operandSegmentSizes"));
+    intptr_t inputs = mlirAttributeIsADenseI32Array(segments)
+                          ? mlirDenseI32ArrayGetElement(segments, 0)
+                          : mlirOperationGetNumOperands(user) - results;
+    if (operand >= inputs && operand - inputs < results)
+      addAlias(live, mlirOperationGetResult(user, operand - inputs));
+  } else if (memoptOperationIsA(user, "scf.for") && operand >= 3 && operand - 3 < results) {
+    addAlias(live, mlirOperationGetResult(user, operand - 3));
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(user, 0));
+    addAlias(live, mlirBlockGetArgument(body, operand - 2));
+  } else if (mlirOperationIsNull(mlirOperationGetNextInBlock(user)) && !mlirOperationIsNull(parent) &&
+             !memoptOperationIsA(parent, "func.func")) {
+    /* A region's terminator: the value leaves through its parent's results. */
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(parent); ++r)
+      addAlias(live, mlirOperationGetResult(parent, r));
+    addPoint(live, mlirBlockGetFirstOperation(mlirOperationGetBlock(user)));
+  }
+}
+
+static void pinLiveness(MlirOperation pin, PinLiveness *live) {
+  *live = (PinLiveness){0};
+  addPoint(live, pin);
+  MlirValue source = mlirOperationGetOperand(pin, 0);
+  if (mlirValueIsAOpResult(source) &&
+      mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(source)), mlirOperationGetBlock(pin)))
+    addPoint(live, mlirOpResultGetOwner(source));
+  addAlias(live, mlirOperationGetResult(pin, 0));
+  for (size_t v = 0; v < live->valueCount; ++v)
+    for (MlirOpOperand use = mlirValueGetFirstUse(live->values[v]); !mlirOpOperandIsNull(use);
+         use = mlirOpOperandGetNextUse(use)) {
+      MlirOperation user = mlirOpOperandGetOwner(use);
+      addPoint(live, user);
+      addAliasingResults(live, user, (intptr_t)mlirOpOperandGetOperandNumber(use));
+    }
+}
+
+static void pinLivenessDestroy(PinLiveness *live) {
+  free(live->points);
+  free(live->values);
+}
+
+/* The first and last op of `block` holding a point of `live`; false when none is in it. */
+static bool spanIn(const PinLiveness *live, MlirBlock block, MlirOperation *first,
+                   MlirOperation *last) {
+  *first = *last = (MlirOperation){NULL};
+  for (size_t i = 0; i < live->count; ++i) {
+    MlirOperation op = memoptOperationAncestorInBlock(live->points[i], block);
+    if (mlirOperationIsNull(op))
+      continue;
+    if (mlirOperationIsNull(*first) || mlirOperationIsBeforeInBlock(op, *first))
+      *first = op;
+    if (mlirOperationIsNull(*last) || mlirOperationIsBeforeInBlock(*last, op))
+      *last = op;
+  }
+  return !mlirOperationIsNull(*first);
+}
+
+/* The innermost block of `a`'s function that holds `b` (or an op holding
+ * it); null when they are in different functions. */
+static MlirBlock commonBlock(MlirOperation a, MlirOperation b) {
+  for (MlirBlock block = mlirOperationGetBlock(a); !mlirBlockIsNull(block);) {
+    if (!mlirOperationIsNull(memoptOperationAncestorInBlock(b, block)))
+      return block;
+    MlirOperation parent = mlirBlockGetParentOperation(block);
+    if (mlirOperationIsNull(parent) || memoptOperationIsA(parent, "func.func"))
+      break;
+    block = mlirOperationGetBlock(parent);
+  }
+  return (MlirBlock){NULL};
+}
+
+/* True when the pins' live ranges share an op of their innermost common block. */
+static bool liveTogether(MlirOperation a, MlirOperation b) {
+  MlirBlock block = commonBlock(a, b);
+  if (mlirBlockIsNull(block))
+    return false;
+  PinLiveness liveA, liveB;
+  pinLiveness(a, &liveA);
+  pinLiveness(b, &liveB);
+  MlirOperation firstA, lastA, firstB, lastB;
+  bool together = spanIn(&liveA, block, &firstA, &lastA) && spanIn(&liveB, block, &firstB, &lastB) &&
+                  !mlirOperationIsBeforeInBlock(lastA, firstB) &&
+                  !mlirOperationIsBeforeInBlock(lastB, firstA);
+  pinLivenessDestroy(&liveA);
+  pinLivenessDestroy(&liveB);
+  return together;
+}
+
+/* Two pins whose bytes overlap must not be live at the same time: the
+ * lowering gives them the same scratchpad bytes. Checked on pins whose own
+ * attributes passed verification. */
+static void verifyPinsDisjoint(Verifier *verifier) {
+  for (size_t j = 1; j < verifier->pinCount; ++j)
+    for (size_t i = 0; i < j; ++i) {
+      MlirOperation a = verifier->pins[i], b = verifier->pins[j];
+      int64_t offsetA = mlirIntegerAttrGetValueSInt(attribute(a, "offset"));
+      int64_t offsetB = mlirIntegerAttrGetValueSInt(attribute(b, "offset"));
+      int64_t endA = offsetA + mlirIntegerAttrGetValueSInt(attribute(a, "size"));
+      int64_t endB = offsetB + mlirIntegerAttrGetValueSInt(attribute(b, "size"));
+      if (offsetA >= endB || offsetB >= endA || !liveTogether(a, b))
+        continue;
+      MlirStringRef file;
+      unsigned line = 0, column = 0;
+      memoptLocationPosition(mlirOperationGetLocation(a), &file, &line, &column);
+      opError(verifier, b,
+              "bytes [%lld, %lld) overlap bytes [%lld, %lld) of the spm.pin at %u:%u, and both "
+              "are live at the same time",
+              (long long)offsetB, (long long)endB, (long long)offsetA, (long long)endA, line,
+              column);
+      break;
+    }
 }
 
 static void verifyPlaceCluster(Verifier *verifier, MlirOperation op) {
   int64_t value;
   if (atLeast(verifier, op, "devices", 1, &value) && atLeast(verifier, op, "hbm_bytes", 1, &value))
     atLeast(verifier, op, "link_bandwidth", 1, &value);
+}
+
+/* Checks that a stage uses at most the devices of its cluster, when the
+ * cluster is a place.cluster of the enclosing symbol table. */
+static void verifyStageFitsCluster(Verifier *verifier, MlirOperation stage, int64_t devices) {
+  MlirAttribute cluster = attribute(stage, "cluster");
+  if (!mlirAttributeIsAFlatSymbolRef(cluster))
+    return;
+  MlirStringRef name = mlirFlatSymbolRefAttrGetValue(cluster);
+  MlirOperation table = mlirOperationGetParentOperation(stage);
+  while (!mlirOperationIsNull(table) && !mlirOperationIsNull(mlirOperationGetParentOperation(table)))
+    table = mlirOperationGetParentOperation(table);
+  if (mlirOperationIsNull(table) || mlirOperationGetNumRegions(table) != 1)
+    return;
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(table, 0));
+  for (MlirOperation op = mlirBlockIsNull(block) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute symbol = attribute(op, "sym_name");
+    MlirAttribute clusterDevices = attribute(op, "devices");
+    if (!memoptOperationIsA(op, "place.cluster") || !mlirAttributeIsAString(symbol) ||
+        !mlirStringRefEqual(mlirStringAttrGetValue(symbol), name) ||
+        !mlirAttributeIsAInteger(clusterDevices))
+      continue;
+    if (devices > mlirIntegerAttrGetValueSInt(clusterDevices))
+      opError(verifier, stage, "uses %lld devices but cluster @%.*s has %lld", (long long)devices,
+              (int)name.length, name.data, (long long)mlirIntegerAttrGetValueSInt(clusterDevices));
+    return;
+  }
 }
 
 static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
@@ -298,9 +515,15 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
       !atLeast(verifier, op, "tensor_parallel", 1, &tensorParallel) ||
       !integer(verifier, op, "recompute", &recompute))
     return;
-  if (dataParallel * tensorParallel != devices)
+  int64_t product;
+  if (__builtin_mul_overflow(dataParallel, tensorParallel, &product))
+    opError(verifier, op, "data_parallel x tensor_parallel = %lld x %lld exceeds 2^63 - 1 devices",
+            (long long)dataParallel, (long long)tensorParallel);
+  else if (product != devices)
     opError(verifier, op, "uses %lld devices but data_parallel x tensor_parallel is %lld",
-            (long long)devices, (long long)(dataParallel * tensorParallel));
+            (long long)devices, (long long)product);
+  else
+    verifyStageFitsCluster(verifier, op, devices);
   /* Stage indices are unique among the stages of one block. */
   for (MlirOperation other = mlirBlockGetFirstOperation(mlirOperationGetBlock(op));
        !mlirOperationIsNull(other) && !mlirOperationEqual(other, op);
@@ -361,7 +584,9 @@ static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
 }
 
 MlirLogicalResult memoptVerifyOps(MlirOperation root) {
-  Verifier verifier = {false};
+  Verifier verifier = {0};
   mlirOperationWalk(root, verifyOne, &verifier, MlirWalkPostOrder);
+  verifyPinsDisjoint(&verifier);
+  free(verifier.pins);
   return verifier.failed ? mlirLogicalResultFailure() : mlirLogicalResultSuccess();
 }
