@@ -21,11 +21,33 @@ static double now(void) {
   return (double)time.tv_sec + 1e-9 * (double)time.tv_nsec;
 }
 
-static void diagnoseModule(MlirOperation module, const char *option) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "spm-pin-fuse: option '%s' must be positive", option);
-  mlirEmitError(mlirOperationGetLocation(module), message.data);
-  memoptStringBufferDestroy(&message);
+/* The options that override one field of the target each; the first three
+ * (capacity, bandwidth, throughput) divide or bound everything, so given,
+ * they must be positive. */
+static const char *const targetOverrides[] = {"spm-bytes", "dram-bandwidth", "macs-per-cycle",
+                                              "element-bytes", "dma-setup"};
+enum { PositiveTargetOverrides = 3 };
+
+/* Checked when the pipeline is parsed: a known preset, positive overrides. */
+static bool checkSpmPinFuseOptions(const MemoptPassOptions *options, MemoptStringBuffer *error) {
+  const char *preset = memoptPassOptionsGetString(options, "target");
+  MemoptSpmTarget target;
+  if (*preset && !memoptSpmTargetPreset(preset, &target)) {
+    memoptStringBufferAppendFormat(error, "option 'target': unknown target '%s' (", preset);
+    for (size_t i = 0; i < memoptSpmTargetPresetCount(); ++i)
+      memoptStringBufferAppendFormat(error, "%s%s", i ? ", " : "", memoptSpmTargetPresetName(i));
+    memoptStringBufferAppendCString(error, ")");
+    return false;
+  }
+  for (size_t i = 0; i < PositiveTargetOverrides; ++i)
+    if (memoptPassOptionsIsSet(options, targetOverrides[i]) &&
+        memoptPassOptionsGetInteger(options, targetOverrides[i]) == 0) {
+      memoptStringBufferAppendFormat(
+          error, "option '%s' must be positive (leave it out to use the target's)",
+          targetOverrides[i]);
+      return false;
+    }
+  return true;
 }
 
 /* The target: the preset named by the `target` option, else the module's
@@ -38,14 +60,7 @@ static bool resolveTarget(MlirOperation module, const MemoptPassOptions *options
   bool ok = true;
   const char *preset = memoptPassOptionsGetString(options, "target");
   if (*preset) {
-    if (!memoptSpmTargetPreset(preset, target)) {
-      memoptStringBufferAppendFormat(&error, "spm-pin-fuse: unknown target '%s' (", preset);
-      for (size_t i = 0; i < memoptSpmTargetPresetCount(); ++i)
-        memoptStringBufferAppendFormat(&error, "%s%s", i ? ", " : "",
-                                       memoptSpmTargetPresetName(i));
-      memoptStringBufferAppendCString(&error, ")");
-      ok = false;
-    }
+    memoptSpmTargetPreset(preset, target); /* known: checkSpmPinFuseOptions */
   } else if (!memoptSpmTargetFromModule(module, target, &error)) {
     MemoptStringBuffer message = memoptStringBufferCreate();
     memoptStringBufferAppendFormat(&message, "spm-pin-fuse: %s", error.data);
@@ -57,20 +72,11 @@ static bool resolveTarget(MlirOperation module, const MemoptPassOptions *options
   if (!ok)
     mlirEmitError(mlirOperationGetLocation(module), error.data);
   memoptStringBufferDestroy(&error);
-  static const char *const overrides[] = {"spm-bytes", "dram-bandwidth", "macs-per-cycle",
-                                          "element-bytes", "dma-setup"};
   uint64_t *fields[] = {&target->spmBytes, &target->dramBytesPerCycle, &target->macsPerCycle,
                         &target->elementBytes, &target->dmaSetupCycles};
-  for (size_t i = 0; i < sizeof overrides / sizeof *overrides; ++i) {
-    if (!memoptPassOptionsIsSet(options, overrides[i]))
-      continue;
-    *fields[i] = (uint64_t)memoptPassOptionsGetInteger(options, overrides[i]);
-    /* Capacity, bandwidth and throughput divide or bound everything. */
-    if (ok && i < 3 && *fields[i] == 0) {
-      diagnoseModule(module, overrides[i]);
-      ok = false;
-    }
-  }
+  for (size_t i = 0; i < sizeof targetOverrides / sizeof *targetOverrides; ++i)
+    if (memoptPassOptionsIsSet(options, targetOverrides[i]))
+      *fields[i] = (uint64_t)memoptPassOptionsGetInteger(options, targetOverrides[i]);
   return ok;
 }
 
@@ -280,5 +286,6 @@ const MemoptPassInfo memoptSpmPinFusePass = {
     .optionCount = sizeof spmPinFuseOptions / sizeof *spmPinFuseOptions,
     .dependentDialects = spmPinFuseDialects,
     .dependentDialectCount = sizeof spmPinFuseDialects / sizeof *spmPinFuseDialects,
+    .checkOptions = checkSpmPinFuseOptions,
     .run = runSpmPinFuse,
 };

@@ -8,6 +8,8 @@
 // RUN: FileCheck %s --input-file=%t.option.json --check-prefix=OPTION
 // RUN: memopt-opt %s --split-input-file --spm-pin-fuse -o /dev/null 2>&1 | FileCheck %s --check-prefix=CYCLES
 // RUN: not memopt-opt %s --spm-pin-fuse="target=spm-1m" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not memopt-opt %s --spm-pin-fuse="spm-bytes=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not memopt-opt %s --pass-pipeline="builtin.module(spm-pin-fuse{dram-bandwidth=0})" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO-BANDWIDTH
 
 // The report of the last function of the split input (a dictionary target).
 // PRESET: "spm_bytes": 1048576
@@ -24,7 +26,11 @@
 // CYCLES: remark: spm-pin-fuse (dp): @relu: 1 layers in 1 groups, 0 pinned; off-chip feature-map bytes 1024, cycles 272
 // CYCLES: remark: spm-pin-fuse (dp): @relu: 1 layers in 1 groups, 0 pinned; off-chip feature-map bytes 1024, cycles 352
 
-// UNKNOWN: error: spm-pin-fuse: unknown target 'spm-1m' (spm-512k, spm-2m, spm-8m)
+// An unknown preset, and a capacity, bandwidth or throughput of 0, are refused
+// when the pipeline is parsed, before the input is read.
+// UNKNOWN: memopt-opt: error: in '--spm-pin-fuse=target=spm-1m': option 'target': unknown target 'spm-1m' (spm-512k, spm-2m, spm-8m)
+// ZERO: memopt-opt: error: in '--spm-pin-fuse=spm-bytes=0': option 'spm-bytes' must be positive (leave it out to use the target's)
+// ZERO-BANDWIDTH: <pass-pipeline>:1:{{[0-9]+}}: error: option 'dram-bandwidth' must be positive (leave it out to use the target's)
 
 module attributes {spm.target = "spm-512k"} {
   func.func @relu(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
