@@ -144,10 +144,27 @@ bool mutatePipelineChoose(size_t shape, MutateRng *rng, const char *scratchPath,
       memoptStringBufferAppendFormat(error, "no memopt pass is named '%s'", names[i]);
       return false;
     }
-    MemoptStringBuffer options = memoptStringBufferCreate();
-    for (size_t o = 0; o < step->pass->optionCount; ++o)
-      if (mutateRngBelow(rng, 2))
-        appendOption(&step->pass->options[o], rng, scratchPath, &options);
+    /* Each drawn option is kept only if the pass still accepts its options:
+     * bounds alone do not say everything (spm-pin-fuse refuses spm-bytes=0),
+     * and the command line is not what is fuzzed. */
+    MemoptStringBuffer options = memoptStringBufferCreate(), rejected = memoptStringBufferCreate();
+    for (size_t o = 0; o < step->pass->optionCount; ++o) {
+      if (!mutateRngBelow(rng, 2))
+        continue;
+      size_t before = options.length;
+      appendOption(&step->pass->options[o], rng, scratchPath, &options);
+      size_t offset = 0;
+      MemoptPassOptions *parsed =
+          memoptPassOptionsParse(step->pass, memoptStringBufferGet(&options), &rejected, &offset);
+      if (parsed) {
+        memoptPassOptionsDestroy(parsed);
+      } else if (options.data) {
+        options.length = before;
+        options.data[before] = '\0';
+      }
+      memoptStringBufferClear(&rejected);
+    }
+    memoptStringBufferDestroy(&rejected);
     step->options = memoptStringBufferRelease(&options);
     if (!step->options)
       step->options = memoptStrndup("", 0);
