@@ -172,16 +172,10 @@ static bool hasReductionIterator(MlirOperation op) {
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
   if (!mlirAttributeIsAArray(iterators))
     return false;
-  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(iterators); ++i) {
-    MlirAttribute element = mlirArrayAttrGetElement(iterators, i);
-    /* #linalg.iterator_type<reduction> prints with the word in it. */
-    MemoptStringBuffer text = memoptStringBufferCreate();
-    mlirAttributePrint(element, memoptAppendToBuffer, &text);
-    bool reduction = strstr(text.data ? text.data : "", "reduction") != NULL;
-    memoptStringBufferDestroy(&text);
-    if (reduction)
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(iterators); ++i)
+    if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, i)) ==
+        MemoptIteratorReduction)
       return true;
-  }
   return false;
 }
 
