@@ -216,7 +216,6 @@ typedef struct IrFunction {
   const IrCalleeSummary *callees; /* owned by the caller of memoptIrFunctionBuild */
   MemoptPointerMap opIndex;
   MemoptPointerMap valueIndex;
-  MlirAttribute parallelIterator; /* #linalg.iterator_type<parallel> */
   IrVisitMarks readMarks;  /* scratch of memoptValueIsRead */
   IrVisitMarks chainMarks; /* scratch of the reverse use-def chain walks */
   bool hasUnstructuredControlFlow; /* some region has several blocks */

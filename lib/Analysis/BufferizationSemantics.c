@@ -8,6 +8,7 @@
  * linalg.generic whose init is the first operand of the result's type, or a
  * new tensor.empty), the rewrite every pipeline that bufferizes them runs. */
 #include "Analysis/BufferizationModel.h"
+#include "IR/IR.h"
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -434,7 +435,8 @@ bool memoptOpIsElementwiseFor(const IrFunction *function, size_t op, size_t oper
       mlirOperationGetAttributeByName(info->op, mlirStringRefCreateFromCString("iterator_types"));
   if (!mlirAttributeIsNull(iterators) && mlirAttributeIsAArray(iterators)) {
     for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(iterators); ++i)
-      if (!mlirAttributeEqual(mlirArrayAttrGetElement(iterators, i), function->parallelIterator))
+      if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, i)) !=
+          MemoptIteratorParallel)
         return false;
     return true;
   }

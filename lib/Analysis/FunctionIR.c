@@ -199,9 +199,6 @@ void memoptIrFunctionBuild(IrFunction *function, MlirOperation func,
   function->callees = callees;
   function->opIndex = memoptPointerMapCreate();
   function->valueIndex = memoptPointerMapCreate();
-  function->parallelIterator =
-      mlirAttributeParseGet(mlirOperationGetContext(func),
-                            mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
   Builder builder = {
       .function = function,
       .resolveCallee = resolveCallee,

@@ -128,6 +128,16 @@ static bool isFeatureMap(const MemoptLayerGraph *graph, MlirValue value, intptr_
   return false;
 }
 
+/* Entry H of `strides` or `dilations` of a named convolution or pooling;
+ * both are optional and default to 1 along every dimension. */
+static int64_t firstWindowEntry(MlirOperation op, const char *name) {
+  MlirAttribute values = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(values) || !mlirAttributeIsADenseElements(values) ||
+      mlirElementsAttrGetNumElements(values) < 1)
+    return 1;
+  return mlirDenseElementsAttrGetInt64Value(values, 0);
+}
+
 /* Rows of the dilated window along H of a named convolution or pooling. */
 static void windowOf(MlirOperation op, Layout layout, int64_t *kernel, int64_t *kernelWidth,
                      int64_t *stride) {
@@ -142,16 +152,8 @@ static void windowOf(MlirOperation op, Layout layout, int64_t *kernel, int64_t *
   }
   int64_t kernelRows = mlirShapedTypeGetDimSize(filter, rowDim);
   *kernelWidth = mlirShapedTypeGetDimSize(filter, rowDim + 1);
-  MlirAttribute strides =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("strides"));
-  MlirAttribute dilations =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("dilations"));
-  *stride = mlirAttributeIsADenseElements(strides) ? mlirDenseElementsAttrGetInt64Value(strides, 0)
-                                                   : 1;
-  int64_t dilation = mlirAttributeIsADenseElements(dilations)
-                         ? mlirDenseElementsAttrGetInt64Value(dilations, 0)
-                         : 1;
-  *kernel = (kernelRows - 1) * dilation + 1;
+  *stride = firstWindowEntry(op, "strides");
+  *kernel = (kernelRows - 1) * firstWindowEntry(op, "dilations") + 1;
 }
 
 static bool bodyContains(MlirOperation op, const char *name) {
@@ -170,18 +172,12 @@ static bool bodyContains(MlirOperation op, const char *name) {
 static bool hasReductionIterator(MlirOperation op) {
   MlirAttribute iterators =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
-  if (!mlirAttributeIsAArray(iterators))
+  if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
     return false;
-  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(iterators); ++i) {
-    MlirAttribute element = mlirArrayAttrGetElement(iterators, i);
-    /* #linalg.iterator_type<reduction> prints with the word in it. */
-    MemoptStringBuffer text = memoptStringBufferCreate();
-    mlirAttributePrint(element, memoptAppendToBuffer, &text);
-    bool reduction = strstr(text.data ? text.data : "", "reduction") != NULL;
-    memoptStringBufferDestroy(&text);
-    if (reduction)
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(iterators); ++i)
+    if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, i)) ==
+        MemoptIteratorReduction)
       return true;
-  }
   return false;
 }
 

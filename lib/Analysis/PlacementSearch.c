@@ -49,43 +49,79 @@ static double ringAllReduce(double bytes, int64_t group, double bandwidth) {
   return group > 1 ? 2.0 * (double)(group - 1) / (double)group * bytes / bandwidth : 0;
 }
 
-/* The figures of the stage holding layers [first, end) with `stagesLeft`
- * stages from it to the end of the pipeline (itself included), when it
- * recomputes or stashes. */
-static StageFigures stageWith(const MemoptPlacementProblem *problem, const Config *config,
-                              size_t first, size_t end, int64_t stagesLeft, bool recompute) {
+/* The sums over a stage's layers its figures need, accumulated one layer at
+ * a time so that the DP extends a stage by a layer in constant time. */
+typedef struct StageSums {
+  double forward, parameters, activations, largestLayer, tensorComm;
+} StageSums;
+
+static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
+                          StageSums *sums, size_t l) {
   double t = (double)config->tensor, m = (double)config->microbatch;
-  double forward = 0, parameters = 0, activations = 0, largestLayer = 0, tensorComm = 0;
-  for (size_t l = first; l < end; ++l) {
-    const MemoptPlacementLayer *layer = &problem->layers[l];
-    forward += layer->forwardSeconds[config->microbatchIndex] / t;
-    parameters += layer->parameterBytes / t;
-    activations += layer->activationBytes * m / t;
-    largestLayer = fmax(largestLayer, layer->activationBytes * m / t);
-    tensorComm += 4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
-  }
+  const MemoptPlacementLayer *layer = &problem->layers[l];
+  sums->forward += layer->forwardSeconds[config->microbatchIndex] / t;
+  sums->parameters += layer->parameterBytes / t;
+  sums->activations += layer->activationBytes * m / t;
+  sums->largestLayer = fmax(sums->largestLayer, layer->activationBytes * m / t);
+  sums->tensorComm +=
+      4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
+}
+
+/* The figures of the stage holding layers [first, end), whose sums are
+ * `sums`, with `stagesLeft` stages from it to the end of the pipeline (itself
+ * included), when it recomputes or stashes. */
+static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Config *config,
+                                const StageSums *sums, size_t first, size_t end,
+                                int64_t stagesLeft, bool recompute) {
+  double m = (double)config->microbatch;
   double input = problem->layers[first].boundaryBytes * m;
   double sendOutput = end < problem->layerCount
                           ? 2 * problem->layers[end].boundaryBytes * m / problem->linkBandwidth
                           : 0;
   double stashed = (double)(stagesLeft < config->microbatches ? stagesLeft : config->microbatches);
   StageFigures figures;
-  figures.stateBytes = parameters * (1 + problem->stateBytesPerParameterByte);
-  figures.allReduceSeconds = ringAllReduce(parameters, config->data, problem->linkBandwidth);
-  double base = forward * (1 + problem->backwardFactor) + tensorComm + sendOutput;
+  figures.stateBytes = sums->parameters * (1 + problem->stateBytesPerParameterByte);
+  figures.allReduceSeconds = ringAllReduce(sums->parameters, config->data, problem->linkBandwidth);
+  double base = sums->forward * (1 + problem->backwardFactor) + sums->tensorComm + sendOutput;
   figures.recompute = recompute;
-  figures.activationBytes = recompute ? stashed * input + largestLayer : stashed * activations;
+  figures.activationBytes =
+      recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
   figures.memoryBytes = figures.stateBytes + figures.activationBytes;
-  figures.seconds = base + (figures.recompute ? forward : 0);
+  figures.seconds = base + (figures.recompute ? sums->forward : 0);
   figures.fits = figures.memoryBytes <= problem->hbmBytes;
   return figures;
 }
 
 /* The stage stashing when that fits, else recomputing. */
+static StageFigures stageChoose(const MemoptPlacementProblem *problem, const Config *config,
+                                const StageSums *sums, size_t first, size_t end,
+                                int64_t stagesLeft) {
+  StageFigures stash = stageFinish(problem, config, sums, first, end, stagesLeft, false);
+  return stash.fits ? stash : stageFinish(problem, config, sums, first, end, stagesLeft, true);
+}
+
+static StageSums stageSums(const MemoptPlacementProblem *problem, const Config *config,
+                           size_t first, size_t end) {
+  StageSums sums = {0, 0, 0, 0, 0};
+  for (size_t l = first; l < end; ++l)
+    stageAddLayer(problem, config, &sums, l);
+  return sums;
+}
+
+/* The figures of the stage holding layers [first, end), recomputing or
+ * stashing. */
+static StageFigures stageWith(const MemoptPlacementProblem *problem, const Config *config,
+                              size_t first, size_t end, int64_t stagesLeft, bool recompute) {
+  StageSums sums = stageSums(problem, config, first, end);
+  return stageFinish(problem, config, &sums, first, end, stagesLeft, recompute);
+}
+
+/* The stage holding layers [first, end), stashing when that fits, else
+ * recomputing. */
 static StageFigures stageFigures(const MemoptPlacementProblem *problem, const Config *config,
                                  size_t first, size_t end, int64_t stagesLeft) {
-  StageFigures stash = stageWith(problem, config, first, end, stagesLeft, false);
-  return stash.fits ? stash : stageWith(problem, config, first, end, stagesLeft, true);
+  StageSums sums = stageSums(problem, config, first, end);
+  return stageChoose(problem, config, &sums, first, end, stagesLeft);
 }
 
 static double batchSeconds(const Config *config, double slowestStage, double slowestAllReduce) {
@@ -220,11 +256,13 @@ static void searchConfig(const MemoptPlacementProblem *problem, const Config *co
   for (size_t s = 1; s <= depth; ++s)
     for (size_t first = 0; first + s <= layers; ++first) {
       Front *front = &fronts[s * (layers + 1) + first];
+      StageSums sums = {0, 0, 0, 0, 0};
       for (size_t end = first + 1; end + (s - 1) <= layers; ++end) {
+        stageAddLayer(problem, config, &sums, end - 1);
         const Front *rest = &fronts[(s - 1) * (layers + 1) + end];
         if (rest->count == 0)
           continue;
-        StageFigures figures = stageFigures(problem, config, first, end, (int64_t)s);
+        StageFigures figures = stageChoose(problem, config, &sums, first, end, (int64_t)s);
         state->evaluated += rest->count;
         if (!figures.fits)
           continue;

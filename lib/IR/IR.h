@@ -59,6 +59,19 @@ bool memoptOperationIsInDialect(MlirOperation op, const char *dialect);
 /// moved or run again with the same result.
 bool memoptOperationIsPure(MlirOperation op);
 
+/// The kind of one loop of a linalg op, as an element of its `iterator_types`
+/// states it.
+typedef enum MemoptIteratorKind {
+  MemoptIteratorParallel,
+  MemoptIteratorReduction,
+  MemoptIteratorOther /* not a #linalg.iterator_type */
+} MemoptIteratorKind;
+
+/// Returns the kind of `iterator`, an element of a linalg op's
+/// `iterator_types`. Reads the attribute without parsing or loading anything,
+/// so it is safe in passes that run on several threads.
+MemoptIteratorKind memoptLinalgIteratorKind(MlirAttribute iterator);
+
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 
@@ -81,9 +94,12 @@ bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor);
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
                                    bool inside);
 
-/// Creates a context with every upstream dialect and the memopt dialects
-/// registered and loaded; returns a null context when loading fails.
-/// The caller destroys it with mlirContextDestroy.
+/// Creates a context with every upstream dialect registered and the memopt
+/// dialects loaded; returns a null context when loading fails. An upstream
+/// dialect loads when the input uses it or a pass lists it as dependent (the
+/// pass manager loads those before it starts threads): a function pass must
+/// not parse attributes or types of a dialect, which would load it while
+/// other threads run. The caller destroys it with mlirContextDestroy.
 MlirContext memoptContextCreate(bool allowUnregisteredDialects);
 
 /// An MlirStringCallback that appends `text` to the MemoptStringBuffer passed

@@ -31,3 +31,40 @@ bool memoptOperationIsPure(MlirOperation op) {
          memoptOperationIsInDialect(op, "math") ||
          (memoptOperationIsInDialect(op, "tensor") && !memoptOperationIsA(op, "tensor.print"));
 }
+
+/* Collects a printed attribute into a fixed buffer; longer text is cut off
+ * (it then matches no iterator kind). */
+typedef struct PrintedName {
+  char text[40];
+  size_t length;
+  bool truncated;
+} PrintedName;
+
+static void appendPrinted(MlirStringRef piece, void *userData) {
+  PrintedName *name = userData;
+  if (name->truncated || piece.length > sizeof name->text - 1 - name->length) {
+    name->truncated = true;
+    return;
+  }
+  memcpy(name->text + name->length, piece.data, piece.length);
+  name->length += piece.length;
+  name->text[name->length] = '\0';
+}
+
+/* The C API has no accessor for linalg's IteratorTypeAttr; its printed form
+ * names the kind. Printing reads the attribute only: unlike parsing
+ * "#linalg.iterator_type<...>", it never loads a dialect, which a pass must
+ * not do while other threads run. */
+MemoptIteratorKind memoptLinalgIteratorKind(MlirAttribute iterator) {
+  PrintedName name = {.length = 0};
+  if (mlirAttributeIsNull(iterator))
+    return MemoptIteratorOther;
+  mlirAttributePrint(iterator, appendPrinted, &name);
+  if (name.truncated)
+    return MemoptIteratorOther;
+  if (strcmp(name.text, "#linalg.iterator_type<parallel>") == 0)
+    return MemoptIteratorParallel;
+  if (strcmp(name.text, "#linalg.iterator_type<reduction>") == 0)
+    return MemoptIteratorReduction;
+  return MemoptIteratorOther;
+}

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,15 @@ void *memoptReallocArray(void *items, size_t count, size_t size);
 /// Returns `items` with room for at least `needed` items of `size` bytes: `*capacity` doubles (from
 /// 16) until it holds them.
 void *memoptGrowArray(void *items, size_t *capacity, size_t needed, size_t size);
+
+/*===------------------------------------------------------------------===*
+ * Arithmetic
+ *===------------------------------------------------------------------===*/
+
+/// Returns the divisors of `n` (>= 1; 1 otherwise) in ascending order and
+/// their number in `count`; the caller frees the array. Takes time
+/// polylogarithmic in `n` (it factors `n`), not linear.
+int64_t *memoptDivisors(int64_t n, size_t *count);
 
 /*===------------------------------------------------------------------===*
  * Files

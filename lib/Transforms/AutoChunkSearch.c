@@ -379,15 +379,20 @@ static bool keepsInnerSlices(const MemoptChunkPlan *plan, int64_t chunks, int64_
   return true;
 }
 
-/* Chunk sizes to try for `plan`, ascending; returns how many. */
+/* Chunk sizes to try for `plan`, ascending; returns how many. Only divisors
+ * of the extent keep every slice static, and they come from factoring it:
+ * scanning 1..extent for them took minutes on a large prime extent. */
 static intptr_t chunkSizes(const MemoptChunkPlan *plan, const AutoChunkLimits *limits,
                            int64_t *sizes, intptr_t capacity) {
   int64_t extent = memoptChunkPlanExtent(plan);
+  size_t divisorCount;
+  int64_t *divisors = memoptDivisors(extent, &divisorCount);
   intptr_t count = 0;
-  for (int64_t size = 1; size < extent && count < capacity; ++size)
-    if (extent % size == 0 && memoptChunkRegionCanBuild(plan, size) &&
-        keepsInnerSlices(plan, extent / size, limits->minInnerChunk))
-      sizes[count++] = size;
+  for (size_t i = 0; i < divisorCount && divisors[i] < extent && count < capacity; ++i)
+    if (memoptChunkRegionCanBuild(plan, divisors[i]) &&
+        keepsInnerSlices(plan, extent / divisors[i], limits->minInnerChunk))
+      sizes[count++] = divisors[i];
+  free(divisors);
   return count;
 }
 

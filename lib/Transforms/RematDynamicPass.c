@@ -170,11 +170,8 @@ static bool isContraction(MlirOperation op) {
     return false;
   intptr_t inputs = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
   for (intptr_t loop = 0; loop < mlirArrayAttrGetNumElements(iterators); ++loop) {
-    MemoptStringBuffer text = memoptStringBufferCreate();
-    mlirAttributePrint(mlirArrayAttrGetElement(iterators, loop), memoptAppendToBuffer, &text);
-    bool reduction = strstr(text.data, "reduction") != NULL;
-    memoptStringBufferDestroy(&text);
-    if (!reduction)
+    if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, loop)) !=
+        MemoptIteratorReduction)
       continue;
     /* A contraction reads the reduced loop in two inputs (a matmul's k). */
     int readers = 0;
