@@ -28,7 +28,7 @@ static void printUsage(FILE *stream) {
           "  --max-dim=N  largest static extent (default 16)\n"
           "  --count=N    print N programs (seeds N..N+count-1) separated by '// -----'\n"
           "  --drop=LIST  leave out these nodes (0-based); their results become arguments\n"
-          "  -o FILE      write FILE (atomically) instead of standard output\n");
+          "  -o FILE      write FILE instead of standard output (a regular file atomically)\n");
 }
 
 /* Parses `--name=N` into `out` within [low, high]; false (with a message) otherwise. */

@@ -127,7 +127,7 @@ static void printUsage(FILE *stream) {
           "  --quiet                print only the summary\n"
           "An input that crashes upstream mlir-opt's parser as well is counted apart and is\n"
           "not a finding. Exits 1 when an input crashes, hangs, trips a sanitizer, fails without a located\n"
-          "error, succeeds on an input with a NUL byte, or prints output upstream MLIR rejects.\n");
+          "error, or prints output upstream MLIR rejects.\n");
 }
 
 static bool parseCount(const char *arg, const char *name, long long low, long long high,
