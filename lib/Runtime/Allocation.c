@@ -69,26 +69,38 @@ static bool sizeIsCountable(size_t size, size_t extra) {
   return size <= (size_t)INT64_MAX - extra;
 }
 
+/* Ends the program with the reason: lowered code stores through the pointer
+ * an allocation returns without checking it, so NULL would only become a
+ * segmentation fault that says nothing. */
+static _Noreturn void allocationFailed(size_t size, size_t alignment, const char *reason) {
+  fprintf(stderr, "memopt-rt: fatal: cannot allocate %zu bytes (alignment %zu): %s\n", size,
+          alignment, reason);
+  fflush(stdout);
+  abort();
+}
+
 void *_mlir_memref_to_llvm_alloc(size_t size) {
   if (!sizeIsCountable(size, HeaderSize))
-    return NULL;
+    allocationFailed(size, HeaderSize, "larger than a signed 64-bit byte count");
   memoptRtEvictionMakeRoom((int64_t)size);
   void *base = malloc(HeaderSize + size);
-  return base ? track(base, HeaderSize, size) : NULL;
+  if (!base)
+    allocationFailed(size, HeaderSize, "out of memory");
+  return track(base, HeaderSize, size);
 }
 
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > (1u << 30))
-    return NULL;
+    allocationFailed(size, alignment, "the alignment is not a power of two up to 2^30");
   if (alignment < HeaderSize)
     alignment = HeaderSize;
   /* The payload starts one alignment unit in: aligned, with room for the header. */
   if (!sizeIsCountable(size, alignment))
-    return NULL;
+    allocationFailed(size, alignment, "larger than a signed 64-bit byte count");
   memoptRtEvictionMakeRoom((int64_t)size);
   void *base = NULL;
   if (posix_memalign(&base, alignment, alignment + size) != 0)
-    return NULL;
+    allocationFailed(size, alignment, "out of memory");
   return track(base, alignment, size);
 }
 

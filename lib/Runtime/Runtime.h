@@ -44,12 +44,13 @@ extern "C" {
  * library did not return, or freeing twice, aborts with a message.
  *===------------------------------------------------------------------===*/
 
-/// Allocates `size` bytes (16-byte aligned) and counts them as live.
+/// Allocates `size` bytes (16-byte aligned) and counts them as live; when
+/// memory runs out, aborts with a message naming the size (never NULL).
 void *_mlir_memref_to_llvm_alloc(size_t size);
 
-/// Allocates `size` bytes aligned to `alignment` (a power of two; smaller
-/// values than 16 give 16) and counts `size` bytes as live; NULL when
-/// `alignment` is not a power of two or memory runs out.
+/// Allocates `size` bytes aligned to `alignment` (a power of two up to 2^30;
+/// smaller values than 16 give 16) and counts `size` bytes as live; aborts
+/// with a message on a bad alignment or when memory runs out.
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 
 /// Frees a block from either allocation function (NULL is a no-op) and
