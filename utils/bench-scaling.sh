@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Scaling benchmark of every memopt pass (not a test). Each pass runs on
-# chains of N elementwise linalg.generic ops (each with its tensor.empty
-# destination: 2N + 2 ops in all), alternating exp and tanh on
-# tensor<64x16xf32>, and the table gives the pass's throughput in chain links
+# chains of N elementwise linalg.generic ops (utils/gen-chain.sh: each with
+# its tensor.empty destination, 2N + 2 ops in all, alternating exp and tanh
+# on tensor<64x16xf32>), and the table gives the pass's throughput in chain links
 # per second of wall time (memopt-opt's startup and parsing included) for
 # each N, then the ratio of the throughput at the largest N to the smallest.
 # A pass that is near-linear in the number of ops keeps that ratio near 1
@@ -29,23 +29,7 @@ read -r -a passes <<<"$(echo ${PASSES:-$default_passes})"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# chain N: one function, N elementwise ops each reading the previous result.
-chain() {
-  local n=$1 i
-  echo '#map = affine_map<(i, j) -> (i, j)>'
-  echo 'func.func @chain(%v0: tensor<64x16xf32>) -> tensor<64x16xf32> {'
-  for ((i = 1; i <= n; ++i)); do
-    local fn=math.exp
-    ((i % 2)) || fn=math.tanh
-    printf '  %%d%d = tensor.empty() : tensor<64x16xf32>\n' "$i"
-    printf '  %%v%d = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}\n' "$i"
-    printf '      ins(%%v%d : tensor<64x16xf32>) outs(%%d%d : tensor<64x16xf32>) {\n' "$((i - 1))" "$i"
-    printf '  ^bb0(%%in: f32, %%out: f32):\n    %%r = %s %%in : f32\n    linalg.yield %%r : f32\n  } -> tensor<64x16xf32>\n' "$fn"
-  done
-  printf '  return %%v%d : tensor<64x16xf32>\n}\n' "$n"
-}
-
-for n in "${sizes[@]}"; do chain "$n" >"$work/chain-$n.mlir"; done
+for n in "${sizes[@]}"; do "$root/utils/gen-chain.sh" "$n" >"$work/chain-$n.mlir"; done
 
 printf '%-22s' pass
 for n in "${sizes[@]}"; do printf ' %12s' "$n ops/s"; done

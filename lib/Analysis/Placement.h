@@ -210,7 +210,10 @@ typedef struct MemoptPlacementFailure {
 bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
                            MemoptPlacementFailure *failure);
 
-/// Finds the same optimum by enumerating every split of the layers into stages and every recompute choice; for small problems only (pipelines deeper than 24 stages are skipped).
+/// The most layers (prologue and epilogue included) the brute force enumerates: up to 2 x 3^11 splits and recompute choices per configuration.
+#define MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS 12
+
+/// Finds the same optimum by enumerating every split of the layers into stages and every recompute choice; for problems of at most MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS layers (false, with nothing searched, beyond).
 bool memoptPlacementBruteForce(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan);
 
 /// Evaluates a fixed (pipeline, tensor, data) configuration with layers split evenly, the best microbatch and per-stage recompute; false when it does not fit.

@@ -319,14 +319,9 @@ bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacemen
  * Brute force: every split, every recompute choice
  *===------------------------------------------------------------------===*/
 
-/* The deepest pipeline the brute force enumerates (2^depth recompute choices). */
-enum { BRUTE_FORCE_MAX_DEPTH = 24 };
-
 static void bruteConfig(const MemoptPlacementProblem *problem, const Config *config, void *opaque) {
   SearchState *state = opaque;
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
-  if (depth > BRUTE_FORCE_MAX_DEPTH)
-    return;
   size_t *bounds = malloc((depth + 1) * sizeof *bounds);
   if (!bounds)
     abort();
@@ -369,6 +364,8 @@ static void bruteConfig(const MemoptPlacementProblem *problem, const Config *con
 
 bool memoptPlacementBruteForce(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan) {
   memset(plan, 0, sizeof *plan);
+  if (problem->layerCount > MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS)
+    return false;
   SearchState state = {plan, false, 0};
   forEachConfig(problem, bruteConfig, &state);
   plan->evaluated = state.evaluated;

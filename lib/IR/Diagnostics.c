@@ -152,34 +152,44 @@ static int comparePositions(const MemoptDiagnostic *a, const MemoptDiagnostic *b
   return a->column < b->column ? -1 : a->column > b->column;
 }
 
+/* A diagnostic and its notes, and where they were in the log. */
+typedef struct DiagnosticGroup {
+  const MemoptDiagnostic *head;
+  size_t start, end;
+} DiagnosticGroup;
+
+/* By position, then by order in the log: a stable sort. */
+static int compareGroups(const void *a, const void *b) {
+  const DiagnosticGroup *x = a, *y = b;
+  int byPosition = comparePositions(x->head, y->head);
+  if (byPosition)
+    return byPosition;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
 void memoptDiagnosticLogSort(MemoptDiagnosticLog *log) {
   if (log->count < 2)
     return;
-  /* Insertion sort of whole groups (a diagnostic and its notes): stable and
-   * fast for the few diagnostics a run reports. */
-  MemoptDiagnostic *sorted = malloc(log->count * sizeof *sorted);
-  if (!sorted)
-    abort();
-  size_t sortedCount = 0;
+  DiagnosticGroup *groups = memoptAllocateZeroed(log->count, sizeof *groups);
+  size_t groupCount = 0;
   for (size_t start = 0; start < log->count;) {
     size_t end = start + 1;
     while (end < log->count && log->entries[end].severity == MlirDiagnosticNote)
       ++end;
-    size_t at = 0;
-    while (at < sortedCount) {
-      /* Skip whole groups whose head is not after this group's head. */
-      if (sorted[at].severity != MlirDiagnosticNote &&
-          comparePositions(&sorted[at], &log->entries[start]) > 0)
-        break;
-      ++at;
-    }
-    memmove(&sorted[at + (end - start)], &sorted[at], (sortedCount - at) * sizeof *sorted);
-    memcpy(&sorted[at], &log->entries[start], (end - start) * sizeof *sorted);
-    sortedCount += end - start;
+    groups[groupCount++] = (DiagnosticGroup){&log->entries[start], start, end};
     start = end;
+  }
+  qsort(groups, groupCount, sizeof *groups, compareGroups);
+  MemoptDiagnostic *sorted = memoptAllocateZeroed(log->count, sizeof *sorted);
+  size_t sortedCount = 0;
+  for (size_t g = 0; g < groupCount; ++g) {
+    size_t length = groups[g].end - groups[g].start;
+    memcpy(&sorted[sortedCount], &log->entries[groups[g].start], length * sizeof *sorted);
+    sortedCount += length;
   }
   memcpy(log->entries, sorted, log->count * sizeof *sorted);
   free(sorted);
+  free(groups);
 }
 
 void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log) {
@@ -218,8 +228,9 @@ static const char *findLine(MlirStringRef source, unsigned line) {
   return p;
 }
 
-void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
-                            MemoptStringBuffer *out) {
+/* Formats `diagnostic`, showing `line` (its source line, or NULL) of `source`. */
+static void formatAtLine(const MemoptDiagnostic *diagnostic, MlirStringRef source, const char *line,
+                         MemoptStringBuffer *out) {
   if (diagnostic->file)
     memoptStringBufferAppendFormat(out, "%s:%u:%u: ", diagnostic->file, diagnostic->line,
                                    diagnostic->column);
@@ -227,7 +238,6 @@ void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef so
     memoptStringBufferAppendCString(out, "<unknown>:0: ");
   memoptStringBufferAppendFormat(out, "%s: %s\n", memoptSeverityName(diagnostic->severity),
                                  diagnostic->message);
-  const char *line = source.data && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
   if (!line)
     return;
   const char *sourceEnd = source.data + source.length;
@@ -243,4 +253,35 @@ void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef so
   for (unsigned i = 1; i < diagnostic->column && i <= length; ++i)
     memoptStringBufferAppend(out, line[i - 1] == '\t' ? "\t" : " ", 1);
   memoptStringBufferAppendCString(out, "^\n");
+}
+
+void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
+                            MemoptStringBuffer *out) {
+  const char *line = source.data && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
+  formatAtLine(diagnostic, source, line, out);
+}
+
+void memoptDiagnosticLogFormat(const MemoptDiagnosticLog *log, MlirStringRef source,
+                               MemoptStringBuffer *out) {
+  /* Where each line starts, found once: a diagnostic per op would otherwise
+   * scan the source from its start for each. */
+  size_t lineCount = 1;
+  for (size_t i = 0; source.data && i < source.length; ++i)
+    lineCount += source.data[i] == '\n';
+  const char **starts = memoptAllocateZeroed(lineCount, sizeof *starts);
+  if (source.data) {
+    size_t line = 0;
+    starts[line++] = source.data;
+    for (size_t i = 0; i < source.length; ++i)
+      if (source.data[i] == '\n')
+        starts[line++] = source.data + i + 1;
+  }
+  for (size_t i = 0; i < log->count; ++i) {
+    const MemoptDiagnostic *diagnostic = &log->entries[i];
+    const char *line = source.data && diagnostic->line && diagnostic->line <= lineCount
+                           ? starts[diagnostic->line - 1]
+                           : NULL;
+    formatAtLine(diagnostic, source, line, out);
+  }
+  free(starts);
 }

@@ -173,6 +173,11 @@ const char *memoptSeverityName(MlirDiagnosticSeverity severity);
 void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
                             MemoptStringBuffer *out);
 
+/// Appends every diagnostic of `log` to `out` as memoptDiagnosticFormat does, in
+/// time linear in the source and the diagnostics.
+void memoptDiagnosticLogFormat(const MemoptDiagnosticLog *log, MlirStringRef source,
+                               MemoptStringBuffer *out);
+
 /// Finds the file position a location points at (through names, call sites
 /// and fused locations, as MLIR's own handler does); false when it has none.
 bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned *line,

@@ -24,16 +24,17 @@ static const MemoptPassOptionInfo options[] = {
      "Cluster preset: PHAZE's 1024 accelerators, 4 GiB/s links, global batch 4096 with 32, 64 "
      "or 80 GiB HBM",
      "phaze-32|phaze-64|phaze-80", 0, 0},
-    {"devices", MemoptOptionInteger, "0", "Accelerators (0: the preset's)", NULL, 0, 1e9},
+    {"devices", MemoptOptionInteger, "0", "Accelerators (0: the preset's; at most 65536)", NULL, 0,
+     65536},
     {"hbm", MemoptOptionBytes, "0", "HBM per accelerator (0: the preset's)", NULL, 0, 1e18},
     {"link-bandwidth", MemoptOptionBytes, "0", "Link bytes per second (0: the preset's)", NULL, 0,
      1e18},
     {"global-batch", MemoptOptionInteger, "0", "Samples per training step (0: the preset's)", NULL,
      0, 1e12},
     {"layers", MemoptOptionInteger, "0",
-     "Layers of the model (0: as recognized); a count other than the recognized one repeats the "
-     "recognized layer",
-     NULL, 0, 1e6},
+     "Layers of the model (0: as recognized; at most 1024); a count other than the recognized one "
+     "repeats the recognized layer",
+     NULL, 0, 1024},
     {"batch", MemoptOptionInteger, "0",
      "Samples in the IR (0: the leading dimension of the first argument)", NULL, 0, 1e9},
     {"heads", MemoptOptionInteger, "0", "Tensor-parallel degrees must divide this (0: any)", NULL,
@@ -512,6 +513,14 @@ static bool parseBaseline(const char *text, int64_t degrees[3]) {
 }
 
 static bool checkPlaceSearchOptions(const MemoptPassOptions *options, MemoptStringBuffer *error) {
+  int64_t layers = memoptPassOptionsGetInteger(options, "layers");
+  if (memoptPassOptionsGetBool(options, "brute-force") &&
+      layers > MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS) {
+    memoptStringBufferAppendFormat(
+        error, "option 'brute-force' enumerates at most %d layers, got layers=%lld",
+        MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS, (long long)layers);
+    return false;
+  }
   int64_t degrees[3];
   const char *baseline = memoptPassOptionsGetString(options, "baseline");
   if (!*baseline || parseBaseline(baseline, degrees))
@@ -628,6 +637,15 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   model.irBatch = memoptPassOptionsGetInteger(passOptions, "batch")
                       ? (double)memoptPassOptionsGetInteger(passOptions, "batch")
                       : leadingDimension(model.func);
+  if (memoptPassOptionsGetBool(passOptions, "brute-force") &&
+      model.problemLayers > MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS) {
+    memoptEmitOpDiagnostic(model.func, MlirDiagnosticError,
+                           "place-search: brute force enumerates at most %d layers; the model "
+                           "has %zu (prologue and epilogue included)",
+                           MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS, model.problemLayers);
+    memoptLayerStructureDestroy(&model.structure);
+    return mlirLogicalResultFailure();
+  }
   Cluster cluster = clusterOf(passOptions);
   MemoptAcceleratorConfig accelerator = memoptPlaceAccelerator(passOptions);
   MemoptAreaModel areaModel = {memoptPassOptionsGetFloat(passOptions, "mac-area"),

@@ -76,6 +76,61 @@ static void heapArraysGrowAndZero(void **state) {
   free(items);
 }
 
+/* The divisors of `n` by trial division up to its square root, ascending. */
+static size_t trialDivisors(int64_t n, int64_t *out) {
+  size_t low = 0, high = 0;
+  int64_t large[4096];
+  for (int64_t d = 1; d <= n / d; ++d)
+    if (n % d == 0) {
+      out[low++] = d;
+      if (d != n / d)
+        large[high++] = n / d;
+    }
+  while (high)
+    out[low++] = large[--high];
+  return low;
+}
+
+static void expectDivisors(int64_t n, const int64_t *expected, size_t expectedCount) {
+  size_t count = 0;
+  int64_t *divisors = memoptDivisors(n, &count);
+  assert_int_equal(count, expectedCount);
+  for (size_t i = 0; i < count; ++i)
+    assert_int_equal(divisors[i], expected[i]);
+  free(divisors);
+}
+
+static void divisorsMatchTrialDivision(void **state) {
+  (void)state;
+  int64_t expected[8192];
+  for (int64_t n = 1; n < 20000; ++n)
+    expectDivisors(n, expected, trialDivisors(n, expected));
+  /* 963761198400 = 2^6 3^4 5^2 7 11 13 17 19 23 has 7 5 3 2^6 = 6720 divisors. */
+  size_t count = trialDivisors(963761198400, expected);
+  assert_int_equal(count, 6720);
+  expectDivisors(963761198400, expected, count);
+}
+
+static void divisorsOfLargePrimesAndSemiprimes(void **state) {
+  (void)state;
+  /* Below 1 there is only 1. */
+  expectDivisors(0, (const int64_t[]){1}, 1);
+  expectDivisors(-12, (const int64_t[]){1}, 1);
+  /* 2^61 - 1 (a Mersenne prime) and 2^63 - 25, the largest prime below 2^63. */
+  expectDivisors(2305843009213693951, (const int64_t[]){1, 2305843009213693951}, 2);
+  expectDivisors(9223372036854775783, (const int64_t[]){1, 9223372036854775783}, 2);
+  /* Two primes near 10^9, and the square of 2^31 - 1. */
+  expectDivisors(998244353LL * 1000000007LL,
+                 (const int64_t[]){1, 998244353, 1000000007, 998244353LL * 1000000007LL}, 4);
+  expectDivisors(2147483647LL * 2147483647LL,
+                 (const int64_t[]){1, 2147483647, 2147483647LL * 2147483647LL}, 3);
+  /* 2^62: 63 divisors, the powers of two. */
+  int64_t powers[63];
+  for (int i = 0; i < 63; ++i)
+    powers[i] = INT64_C(1) << i;
+  expectDivisors(INT64_C(1) << 62, powers, 63);
+}
+
 static void numbersParseStrictly(void **state) {
   long long integer;
   double real;
@@ -282,6 +337,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(editDistanceCountsEdits),
       cmocka_unit_test(heapArraysGrowAndZero),
       cmocka_unit_test(numbersParseStrictly),
+      cmocka_unit_test(divisorsMatchTrialDivision),
+      cmocka_unit_test(divisorsOfLargePrimesAndSemiprimes),
       cmocka_unit_test(outputWriteReplacesWholeFile),
       cmocka_unit_test(outputWriteFailureLeavesNothing),
       cmocka_unit_test(outputWriteKeepsSymlink),

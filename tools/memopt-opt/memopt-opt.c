@@ -135,8 +135,7 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
   if (driver->options.verifyDiagnostics)
     verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
   else
-    for (size_t i = 0; i < log.count; ++i)
-      memoptDiagnosticFormat(&log.entries[i], mlirStringRefCreate(text, length), &report);
+    memoptDiagnosticLogFormat(&log, mlirStringRefCreate(text, length), &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
