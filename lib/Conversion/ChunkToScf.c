@@ -191,9 +191,10 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
       .op = op,
       .inputDims = attribute(op, "input_dims"),
       .outputDims = attribute(op, "output_dims"),
-      .chunkSize = mlirIntegerAttrGetValueSInt(attribute(op, "chunk_size")),
       .extent = mlirShapedTypeGetDynamicSize(),
   };
+  /* The verifier has checked that chunk_size fits int64_t and is positive. */
+  memoptIntegerAttrGetInt64(attribute(op, "chunk_size"), &region->chunkSize);
   intptr_t inputs = inputCount(region);
   intptr_t outputs = outputCount(region);
   /* The verifier has checked that all static chunked extents are equal. */

@@ -56,14 +56,23 @@ static bool i64Array(Verifier *verifier, MlirOperation op, const char *name, I64
   return true;
 }
 
-/* Reads an integer attribute; false (with an error) for other kinds. */
+/* Reads an integer attribute into `value`; false (with an error) for other
+ * kinds and for values outside int64_t, which a wider or unsigned type can
+ * hold. */
 static bool integer(Verifier *verifier, MlirOperation op, const char *name, int64_t *value) {
   MlirAttribute attr = attribute(op, name);
   if (!mlirAttributeIsAInteger(attr)) {
     opError(verifier, op, "attribute '%s' must be an integer", name);
     return false;
   }
-  *value = mlirIntegerAttrGetValueSInt(attr);
+  if (!memoptIntegerAttrGetInt64(attr, value)) {
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    mlirAttributePrint(attr, memoptAppendToBuffer, &text);
+    opError(verifier, op, "attribute '%s' (%s) is out of the 64-bit signed range", name,
+            memoptStringBufferGet(&text));
+    memoptStringBufferDestroy(&text);
+    return false;
+  }
   return true;
 }
 
