@@ -328,12 +328,31 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
     yieldMatchesResults(verifier, op, yield);
 }
 
+/* True for the uses of a value that read its shape alone: they stay valid
+ * while its buffer is evicted (the pages go, the descriptor stays). */
+static bool readsShapeOnly(MlirOperation user) {
+  return memoptOperationIsA(user, "tensor.dim") || memoptOperationIsA(user, "remat.dim_symbol");
+}
+
 static void verifyRematRegenerate(Verifier *verifier, MlirOperation op) {
   verifySameType(verifier, op);
   MlirBlock block;
   MlirOperation yield;
   if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
     yieldMatchesResults(verifier, op, yield);
+  /* The value is evicted while its recomputation runs: reading it there, or
+   * regenerating it again, would read the released buffer. */
+  MlirValue value = mlirOperationGetOperand(op, 0);
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (!mlirOperationEqual(user, op) && !readsShapeOnly(user) &&
+        memoptOperationIsInside(user, op)) {
+      opError(verifier, op, "body uses the value it regenerates: a buffer cannot be recomputed "
+                            "from itself");
+      return;
+    }
+  }
 }
 
 static void verifyRematDimSymbol(Verifier *verifier, MlirOperation op) {
