@@ -191,9 +191,10 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
       .op = op,
       .inputDims = attribute(op, "input_dims"),
       .outputDims = attribute(op, "output_dims"),
-      .chunkSize = mlirIntegerAttrGetValueSInt(attribute(op, "chunk_size")),
       .extent = mlirShapedTypeGetDynamicSize(),
   };
+  /* The verifier has checked that chunk_size fits int64_t and is positive. */
+  memoptIntegerAttrGetInt64(attribute(op, "chunk_size"), &region->chunkSize);
   intptr_t inputs = inputCount(region);
   intptr_t outputs = outputCount(region);
   /* The verifier has checked that all static chunked extents are equal. */
@@ -247,7 +248,8 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
 typedef struct Bounds {
   MlirValue zero;
   MlirValue chunkSize;
-  MlirValue extent;  /* null when nothing needs it */
+  MlirValue extent;  /* null when nothing needs it (a static extent that chunk_size
+                      * divides, and no output '?' along its chunked dimension) */
   MlirValue fullEnd; /* end of the full chunks: extent - extent mod chunk_size */
 } Bounds;
 
@@ -256,6 +258,16 @@ typedef struct Bounds {
 static void buildChunkFitsAssert(const MemoptBuilder *builder, const Bounds *bounds) {
   memoptBuildAssert(builder, memoptBuildIndexAtLeast(builder, bounds->extent, bounds->chunkSize),
                     "chunk.region: chunk_size exceeds the dynamic extent");
+}
+
+/* True when some output is '?' along its chunked dimension although the
+ * extent is known (from an input or another output): its destination is
+ * created with the extent as that size. */
+static bool someOutputIsDynamicAlongItsChunk(const ChunkRegion *region) {
+  for (intptr_t j = 0; j < outputCount(region); ++j)
+    if (!isStaticAlong(outputType(region->op, j), outputDim(region, j)))
+      return true;
+  return false;
 }
 
 static Bounds buildBounds(const ChunkRegion *region, const MemoptBuilder *builder) {
@@ -269,7 +281,7 @@ static Bounds buildBounds(const ChunkRegion *region, const MemoptBuilder *builde
     bounds.fullEnd = memoptBuildIndexArith(builder, "arith.subi", bounds.extent, partial);
     return bounds;
   }
-  if (region->lastChunk != FullChunk)
+  if (region->lastChunk != FullChunk || someOutputIsDynamicAlongItsChunk(region))
     bounds.extent = memoptBuildIndexConstant(builder, region->extent);
   bounds.fullEnd =
       memoptBuildIndexConstant(builder, region->extent - region->extent % region->chunkSize);

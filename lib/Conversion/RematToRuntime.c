@@ -21,11 +21,12 @@
  * `bufferization.materialize_in_destination` ties the result to %m (a copy
  * onto itself, which canonicalization in the deallocation pipeline drops).
  * Positions are the indices of the function's top-level ops before
- * lowering; the next use of an evict is its regenerate (the end of the
- * function when there is none). The cost is the element operations the
+ * lowering; the next use of an evict is its regenerate. An evict that no
+ * top-level regenerate of its value follows is dropped: its value is never
+ * read again, so its buffer is dead. The cost is the element operations the
  * regenerate's body performs (memoptSymbolicRecomputeCost of its ops), built
  * before the evict from the dimensions the shape symbols were first seen in;
- * -1 when some extent is unknown there or there is no regenerate. The
+ * -1 when some extent is unknown there. The
  * restore bytes are the evict's optional second operand (what remat-dynamic
  * found resident at the regenerate), -1 without one.
  *
@@ -33,9 +34,14 @@
  * input that may be evicted through a nested regenerate, then makes it
  * evictable again): they are lowered the same way, inside the scf.if, at
  * the position of the top-level op, and a nested evict lasts until the next
- * top-level regenerate of its value. A regeneration's cost leaves the nested
- * regenerates out: each recomputes only when its value was evicted, and
- * counts its own then. */
+ * top-level regenerate of its value; it takes effect once the body has run,
+ * after the write into the regenerated buffer, wherever it is in the body.
+ * A regeneration's cost leaves the nested regenerates out: each recomputes
+ * only when its value was evicted, and counts its own then.
+ *
+ * The lowering relies on memoptVerifyOps, which it runs first: no op reads a
+ * value between an evict and the next regenerate of it, and no regenerate's
+ * body uses the value it regenerates. */
 #include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
 #include "Conversion/SymbolicSizeValue.h"
@@ -228,12 +234,14 @@ static void recomputeIntoBuffer(MlirValue value, MlirBlock body, MlirValue buffe
   }
 }
 
-/* `firstRecomputed` is the first op of the body that is not a nested
- * regenerate: the block counts again (memoptRtRecommit) right before it,
- * once the nested regenerates have restored the inputs it is recomputed
- * from, so that making room for it cannot evict them. */
-static void lowerRegenerate(MlirOperation regenerate, int64_t position,
-                            MlirOperation firstRecomputed) {
+/* `firstRecomputed` is the first op of the body that is not a remat op:
+ * the block counts again (memoptRtRecommit) right before it, once the
+ * nested regenerates have restored the inputs it is recomputed from, so
+ * that making room for it cannot evict them. Returns the scf.if that
+ * replaces `regenerate`, and in `end` the scf.yield that ends the
+ * recomputation, after the write into the buffer. */
+static MlirOperation lowerRegenerate(MlirOperation regenerate, int64_t position,
+                                     MlirOperation firstRecomputed, MlirOperation *end) {
   MemoptBuilder builder = memoptBuilderBefore(regenerate);
   MlirContext context = mlirLocationGetContext(builder.location);
   MlirValue value = mlirOperationGetOperand(regenerate, 0);
@@ -275,6 +283,7 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position,
   memoptBuildOp(&atYield, "bufferization.materialize_in_destination", written, 2, NULL, 0, flags, 2);
   memoptBuildYield(&atYield, "scf.yield", NULL, 0);
   memoptEraseOp(yield);
+  *end = mlirBlockGetTerminator(body);
   MlirBlock elseBlock = mlirBlockCreate(0, NULL, NULL);
   mlirRegionAppendOwnedBlock(mlirOperationGetRegion(guard, 1), elseBlock);
   MemoptBuilder atElse = memoptBuilderAtEnd(elseBlock, builder.location);
@@ -282,6 +291,7 @@ static void lowerRegenerate(MlirOperation regenerate, int64_t position,
 
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(regenerate, 0), value);
   memoptEraseOp(regenerate);
+  return guard;
 }
 
 /* True for remat.evict and remat.regenerate. */
@@ -315,17 +325,15 @@ static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
   return memoptBuildOneResult(builder, "arith.index_cast", &value, 1, i64, NULL, 0);
 }
 
-/* `regenerate` is the matching remat.regenerate, null when there is none;
- * `topLevel` is the function-body op `evict` is (in). */
+/* `regenerate` is the matching remat.regenerate; `topLevel` is the
+ * function-body op `evict` is (in). */
 static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
                        MlirOperation regenerate, const MemoptShapeSymbols *symbols,
                        MlirOperation topLevel) {
   MemoptBuilder builder = memoptBuilderBefore(evict);
   MlirValue address;
   bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
-  MlirValue cost = mlirOperationIsNull(regenerate)
-                       ? i64Constant(&builder, -1)
-                       : buildRegenerationCost(&builder, symbols, regenerate, topLevel);
+  MlirValue cost = buildRegenerationCost(&builder, symbols, regenerate, topLevel);
   MlirValue positionValue = i64Constant(&builder, position);
   MlirValue nextUseValue = i64Constant(&builder, nextUse);
   MlirValue restoreBytes;
@@ -381,32 +389,50 @@ static size_t nextRegenerate(MlirOperation *ops, size_t count, size_t after, Mli
   return next;
 }
 
+/* An evict with no top-level regenerate after it is dropped: nothing reads
+ * its value again (the verifier refuses element reads before a regenerate),
+ * so its buffer is dead, and the deallocation pipeline frees it at its last
+ * use, which a call registering it would come after. */
 static void lowerEvictAt(MlirOperation evict, MlirOperation *ops, size_t count, size_t position,
                          const MemoptShapeSymbols *symbols) {
   size_t next = nextRegenerate(ops, count, position, mlirOperationGetOperand(evict, 0));
-  lowerEvict(evict, (int64_t)position, (int64_t)next,
-             next < count ? ops[next] : (MlirOperation){NULL}, symbols, ops[position]);
+  if (next == count)
+    memoptEraseOp(evict);
+  else
+    lowerEvict(evict, (int64_t)position, (int64_t)next, ops[next], symbols, ops[position]);
 }
-
-static void lowerRematOp(MlirOperation op, MlirOperation *ops, size_t count, size_t position,
-                         const MemoptShapeSymbols *symbols);
 
 /* Lowers the remat ops in the body of `regenerate`, then `regenerate`
  * itself, the function-body op `ops[position]` or nested in it: nested ops
- * run at its position, and a nested evict lasts until the next top-level
- * regenerate of its value. */
+ * run at its position, and a nested evict takes effect once the body has
+ * run (after the write into the buffer, wherever it sits in the body) and
+ * lasts until the next top-level regenerate of its value. */
 static void lowerRegenerateAt(MlirOperation regenerate, MlirOperation *ops, size_t count,
                               size_t position, const MemoptShapeSymbols *symbols) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(regenerate, 0));
   MlirOperation firstRecomputed = mlirBlockGetFirstOperation(body);
-  while (memoptOperationIsA(firstRecomputed, "remat.regenerate"))
+  while (isRematOp(firstRecomputed)) /* the terminator ends the loop */
     firstRecomputed = mlirOperationGetNextInBlock(firstRecomputed);
-  size_t innerCount;
+  /* Split the body's remat ops before lowering erases the regenerates. */
+  size_t innerCount, evictCount = 0;
   MlirOperation *inner = memoptBlockGetOperations(body, &innerCount);
+  MlirOperation *evicts = memoptAllocateZeroed(innerCount, sizeof *evicts);
   for (size_t i = 0; i < innerCount; ++i)
-    lowerRematOp(inner[i], ops, count, position, symbols);
+    if (memoptOperationIsA(inner[i], "remat.evict"))
+      evicts[evictCount++] = inner[i];
+    else if (memoptOperationIsA(inner[i], "remat.regenerate"))
+      lowerRegenerateAt(inner[i], ops, count, position, symbols);
   free(inner);
-  lowerRegenerate(regenerate, (int64_t)position, firstRecomputed);
+  bool isTopLevel = mlirOperationEqual(ops[position], regenerate);
+  MlirOperation end;
+  MlirOperation guard = lowerRegenerate(regenerate, (int64_t)position, firstRecomputed, &end);
+  if (isTopLevel) /* the function-body op the nested evicts build their cost before */
+    ops[position] = guard;
+  for (size_t i = 0; i < evictCount; ++i) {
+    mlirOperationMoveBefore(evicts[i], end);
+    lowerEvictAt(evicts[i], ops, count, position, symbols);
+  }
+  free(evicts);
 }
 
 /* Lowers `op` when it is a remat op, at `position` (see lowerRegenerateAt). */
@@ -462,6 +488,11 @@ static MlirWalkResult findMisplaced(MlirOperation op, void *userData) {
 
 static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPassOptions *options) {
   (void)options;
+  /* The lowering relies on memopt's invariants (no read of a value while it
+   * may be evicted, no recomputation from itself); passes since the last
+   * check may have changed the IR. */
+  if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
+    return mlirLogicalResultFailure();
   MlirOperation nested = {NULL};
   mlirOperationWalk(module, findMisplaced, &nested, MlirWalkPreOrder);
   if (!mlirOperationIsNull(nested)) {

@@ -106,6 +106,10 @@ MlirContext memoptContextCreate(bool allowUnregisteredDialects);
 /// as `userData`: the way to collect MLIR's printed output.
 void memoptAppendToBuffer(MlirStringRef text, void *userData);
 
+/// Reads the value of integer attribute `attr`, of any width and signedness,
+/// into `value`; false when it lies outside int64_t.
+bool memoptIntegerAttrGetInt64(MlirAttribute attr, int64_t *value);
+
 /// Checks the invariants of every memopt op nested in `root` that IRDL cannot
 /// express (dimensions in range, matching extents, terminators, unique stage
 /// indices, ...), emitting an error on each offending op. Returns success when

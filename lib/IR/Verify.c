@@ -60,14 +60,23 @@ static bool i64Array(Verifier *verifier, MlirOperation op, const char *name, I64
   return true;
 }
 
-/* Reads an integer attribute; false (with an error) for other kinds. */
+/* Reads an integer attribute into `value`; false (with an error) for other
+ * kinds and for values outside int64_t, which a wider or unsigned type can
+ * hold. */
 static bool integer(Verifier *verifier, MlirOperation op, const char *name, int64_t *value) {
   MlirAttribute attr = attribute(op, name);
   if (!mlirAttributeIsAInteger(attr)) {
     opError(verifier, op, "attribute '%s' must be an integer", name);
     return false;
   }
-  *value = mlirIntegerAttrGetValueSInt(attr);
+  if (!memoptIntegerAttrGetInt64(attr, value)) {
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    mlirAttributePrint(attr, memoptAppendToBuffer, &text);
+    opError(verifier, op, "attribute '%s' (%s) is out of the 64-bit signed range", name,
+            memoptStringBufferGet(&text));
+    memoptStringBufferDestroy(&text);
+    return false;
+  }
   return true;
 }
 
@@ -542,12 +551,81 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
     yieldMatchesResults(verifier, op, yield);
 }
 
+/* True for the uses of a value that read its shape alone: they stay valid
+ * while its buffer is evicted (the pages go, the descriptor stays). */
+static bool readsShapeOnly(MlirOperation user) {
+  return memoptOperationIsA(user, "tensor.dim") || memoptOperationIsA(user, "remat.dim_symbol");
+}
+
 static void verifyRematRegenerate(Verifier *verifier, MlirOperation op) {
   verifySameType(verifier, op);
   MlirBlock block;
   MlirOperation yield;
   if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
     yieldMatchesResults(verifier, op, yield);
+  /* The value is evicted while its recomputation runs: reading it there, or
+   * regenerating it again, would read the released buffer. */
+  MlirValue value = mlirOperationGetOperand(op, 0);
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (!mlirOperationEqual(user, op) && !readsShapeOnly(user) &&
+        memoptOperationIsInside(user, op)) {
+      opError(verifier, op, "body uses the value it regenerates: a buffer cannot be recomputed "
+                            "from itself");
+      return;
+    }
+  }
+}
+
+/* The block that defines `value`. */
+static MlirBlock definingBlock(MlirValue value) {
+  return mlirValueIsABlockArgument(value) ? mlirBlockArgumentGetOwner(value)
+                                          : mlirOperationGetBlock(mlirOpResultGetOwner(value));
+}
+
+/* From an evict (or, nested in a regenerate's body, from the end of the op
+ * of the value's block it is in) until the next regenerate of the value in
+ * that block, the buffer may be evicted: no op there may read it. */
+static void verifyRematEvict(Verifier *verifier, MlirOperation op) {
+  MlirValue value = mlirOperationGetOperand(op, 0);
+  MlirBlock block = definingBlock(value);
+  MlirOperation start = memoptOperationAncestorInBlock(op, block);
+  if (mlirOperationIsNull(start))
+    return;
+  MlirOperation end = {NULL};
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (memoptOperationIsA(user, "remat.regenerate") &&
+        mlirBlockEqual(mlirOperationGetBlock(user), block) &&
+        mlirOperationIsBeforeInBlock(start, user) &&
+        (mlirOperationIsNull(end) || mlirOperationIsBeforeInBlock(user, end)))
+      end = user;
+  }
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    MlirOperation at = memoptOperationAncestorInBlock(user, block);
+    /* Remat ops restore or register it again. */
+    if (readsShapeOnly(user) || memoptOperationIsInDialect(user, "remat") ||
+        mlirOperationIsNull(at) ||
+        !mlirOperationIsBeforeInBlock(start, at) ||
+        (!mlirOperationIsNull(end) && !mlirOperationIsBeforeInBlock(at, end)))
+      continue;
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(user));
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&message,
+                                   "'%.*s' op reads a value that a remat.evict made evictable, "
+                                   "before a remat.regenerate restores it",
+                                   (int)name.length, name.data);
+    mlirEmitError(mlirOperationGetLocation(user), memoptStringBufferGet(&message));
+    memoptStringBufferDestroy(&message);
+    memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticNote,
+                         "made evictable here");
+    verifier->failed = true;
+    return;
+  }
 }
 
 static void verifyRematDimSymbol(Verifier *verifier, MlirOperation op) {
@@ -571,7 +649,7 @@ static const OpCheck opChecks[] = {
     {"spm.pin", verifySpmPin},             {"spm.load", verifySameType},
     {"spm.store", verifySameType},         {"place.cluster", verifyPlaceCluster},
     {"place.stage", verifyPlaceStage},     {"remat.regenerate", verifyRematRegenerate},
-    {"remat.dim_symbol", verifyRematDimSymbol},
+    {"remat.evict", verifyRematEvict},     {"remat.dim_symbol", verifyRematDimSymbol},
 };
 
 static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
