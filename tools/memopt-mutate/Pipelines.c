@@ -71,11 +71,26 @@ static double chooseNumber(const MemoptPassOptionInfo *option, double defaultVal
   }
 }
 
+/* True for a solver's time budget (`ilp-time-limit`, `time-limit`): a hard
+ * ILP runs as long as it is allowed, and defaults of 10 or 20 s would turn
+ * the per-input timeout into a judge of the budget, not of the pass. */
+static bool isTimeBudget(const MemoptPassOptionInfo *option) {
+  static const char suffix[] = "time-limit";
+  size_t length = strlen(option->name);
+  return length >= sizeof suffix - 1 &&
+         strcmp(option->name + length - (sizeof suffix - 1), suffix) == 0;
+}
+
 static void appendOption(const MemoptPassOptionInfo *option, MutateRng *rng,
                          const char *scratchPath, MemoptStringBuffer *out) {
   size_t start = out->length;
   memoptStringBufferAppendFormat(out, "%s%s=", out->length ? " " : "", option->name);
   double defaultValue = 0;
+  if (isTimeBudget(option)) {
+    /* Always given, from 0.05 to 1 second. */
+    memoptStringBufferAppendFormat(out, "%.3f", 0.05 + 0.95 * (double)mutateRngBelow(rng, 1001) / 1000.0);
+    return;
+  }
   switch (option->kind) {
   case MemoptOptionBool:
     memoptStringBufferAppendCString(out, mutateRngBelow(rng, 2) ? "true" : "false");
@@ -149,7 +164,7 @@ bool mutatePipelineChoose(size_t shape, MutateRng *rng, const char *scratchPath,
      * and the command line is not what is fuzzed. */
     MemoptStringBuffer options = memoptStringBufferCreate(), rejected = memoptStringBufferCreate();
     for (size_t o = 0; o < step->pass->optionCount; ++o) {
-      if (!mutateRngBelow(rng, 2))
+      if (!isTimeBudget(&step->pass->options[o]) && !mutateRngBelow(rng, 2))
         continue;
       size_t before = options.length;
       appendOption(&step->pass->options[o], rng, scratchPath, &options);
