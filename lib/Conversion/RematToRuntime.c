@@ -21,11 +21,12 @@
  * `bufferization.materialize_in_destination` ties the result to %m (a copy
  * onto itself, which canonicalization in the deallocation pipeline drops).
  * Positions are the indices of the function's top-level ops before
- * lowering; the next use of an evict is its regenerate (the end of the
- * function when there is none). The cost is the element operations the
+ * lowering; the next use of an evict is its regenerate. An evict that no
+ * top-level regenerate of its value follows is dropped: its value is never
+ * read again, so its buffer is dead. The cost is the element operations the
  * regenerate's body performs (memoptSymbolicRecomputeCost of its ops), built
  * before the evict from the dimensions the shape symbols were first seen in;
- * -1 when some extent is unknown there or there is no regenerate. The
+ * -1 when some extent is unknown there. The
  * restore bytes are the evict's optional second operand (what remat-dynamic
  * found resident at the regenerate), -1 without one.
  *
@@ -38,8 +39,9 @@
  * A regeneration's cost leaves the nested regenerates out: each recomputes
  * only when its value was evicted, and counts its own then.
  *
- * The lowering relies on memoptVerifyOps, which it runs first: no
- * regenerate's body uses the value it regenerates. */
+ * The lowering relies on memoptVerifyOps, which it runs first: no op reads a
+ * value between an evict and the next regenerate of it, and no regenerate's
+ * body uses the value it regenerates. */
 #include "Analysis/Analysis.h"
 #include "Conversion/Conversion.h"
 #include "Conversion/SymbolicSizeValue.h"
@@ -323,17 +325,15 @@ static MlirValue buildRegenerationCost(const MemoptBuilder *builder,
   return memoptBuildOneResult(builder, "arith.index_cast", &value, 1, i64, NULL, 0);
 }
 
-/* `regenerate` is the matching remat.regenerate, null when there is none;
- * `topLevel` is the function-body op `evict` is (in). */
+/* `regenerate` is the matching remat.regenerate; `topLevel` is the
+ * function-body op `evict` is (in). */
 static void lowerEvict(MlirOperation evict, int64_t position, int64_t nextUse,
                        MlirOperation regenerate, const MemoptShapeSymbols *symbols,
                        MlirOperation topLevel) {
   MemoptBuilder builder = memoptBuilderBefore(evict);
   MlirValue address;
   bufferOf(&builder, mlirOperationGetOperand(evict, 0), &address);
-  MlirValue cost = mlirOperationIsNull(regenerate)
-                       ? i64Constant(&builder, -1)
-                       : buildRegenerationCost(&builder, symbols, regenerate, topLevel);
+  MlirValue cost = buildRegenerationCost(&builder, symbols, regenerate, topLevel);
   MlirValue positionValue = i64Constant(&builder, position);
   MlirValue nextUseValue = i64Constant(&builder, nextUse);
   MlirValue restoreBytes;
@@ -389,11 +389,17 @@ static size_t nextRegenerate(MlirOperation *ops, size_t count, size_t after, Mli
   return next;
 }
 
+/* An evict with no top-level regenerate after it is dropped: nothing reads
+ * its value again (the verifier refuses element reads before a regenerate),
+ * so its buffer is dead, and the deallocation pipeline frees it at its last
+ * use, which a call registering it would come after. */
 static void lowerEvictAt(MlirOperation evict, MlirOperation *ops, size_t count, size_t position,
                          const MemoptShapeSymbols *symbols) {
   size_t next = nextRegenerate(ops, count, position, mlirOperationGetOperand(evict, 0));
-  lowerEvict(evict, (int64_t)position, (int64_t)next,
-             next < count ? ops[next] : (MlirOperation){NULL}, symbols, ops[position]);
+  if (next == count)
+    memoptEraseOp(evict);
+  else
+    lowerEvict(evict, (int64_t)position, (int64_t)next, ops[next], symbols, ops[position]);
 }
 
 /* Lowers the remat ops in the body of `regenerate`, then `regenerate`
@@ -482,8 +488,9 @@ static MlirWalkResult findMisplaced(MlirOperation op, void *userData) {
 
 static MlirLogicalResult runRematToRuntime(MlirOperation module, const MemoptPassOptions *options) {
   (void)options;
-  /* The lowering relies on memopt's invariants (no recomputation from
-   * itself); passes since the last check may have changed the IR. */
+  /* The lowering relies on memopt's invariants (no read of a value while it
+   * may be evicted, no recomputation from itself); passes since the last
+   * check may have changed the IR. */
   if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
     return mlirLogicalResultFailure();
   MlirOperation nested = {NULL};

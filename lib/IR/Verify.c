@@ -355,6 +355,56 @@ static void verifyRematRegenerate(Verifier *verifier, MlirOperation op) {
   }
 }
 
+/* The block that defines `value`. */
+static MlirBlock definingBlock(MlirValue value) {
+  return mlirValueIsABlockArgument(value) ? mlirBlockArgumentGetOwner(value)
+                                          : mlirOperationGetBlock(mlirOpResultGetOwner(value));
+}
+
+/* From an evict (or, nested in a regenerate's body, from the end of the op
+ * of the value's block it is in) until the next regenerate of the value in
+ * that block, the buffer may be evicted: no op there may read it. */
+static void verifyRematEvict(Verifier *verifier, MlirOperation op) {
+  MlirValue value = mlirOperationGetOperand(op, 0);
+  MlirBlock block = definingBlock(value);
+  MlirOperation start = memoptOperationAncestorInBlock(op, block);
+  if (mlirOperationIsNull(start))
+    return;
+  MlirOperation end = {NULL};
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (memoptOperationIsA(user, "remat.regenerate") &&
+        mlirBlockEqual(mlirOperationGetBlock(user), block) &&
+        mlirOperationIsBeforeInBlock(start, user) &&
+        (mlirOperationIsNull(end) || mlirOperationIsBeforeInBlock(user, end)))
+      end = user;
+  }
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    MlirOperation at = memoptOperationAncestorInBlock(user, block);
+    /* Remat ops restore or register it again. */
+    if (readsShapeOnly(user) || memoptOperationIsInDialect(user, "remat") ||
+        mlirOperationIsNull(at) ||
+        !mlirOperationIsBeforeInBlock(start, at) ||
+        (!mlirOperationIsNull(end) && !mlirOperationIsBeforeInBlock(at, end)))
+      continue;
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(user));
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&message,
+                                   "'%.*s' op reads a value that a remat.evict made evictable, "
+                                   "before a remat.regenerate restores it",
+                                   (int)name.length, name.data);
+    mlirEmitError(mlirOperationGetLocation(user), memoptStringBufferGet(&message));
+    memoptStringBufferDestroy(&message);
+    memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticNote,
+                         "made evictable here");
+    verifier->failed = true;
+    return;
+  }
+}
+
 static void verifyRematDimSymbol(Verifier *verifier, MlirOperation op) {
   int64_t dim;
   if (!atLeast(verifier, op, "dim", 0, &dim))
@@ -376,7 +426,7 @@ static const OpCheck opChecks[] = {
     {"spm.pin", verifySpmPin},             {"spm.load", verifySameType},
     {"spm.store", verifySameType},         {"place.cluster", verifyPlaceCluster},
     {"place.stage", verifyPlaceStage},     {"remat.regenerate", verifyRematRegenerate},
-    {"remat.dim_symbol", verifyRematDimSymbol},
+    {"remat.evict", verifyRematEvict},     {"remat.dim_symbol", verifyRematDimSymbol},
 };
 
 static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
