@@ -592,6 +592,16 @@ typedef struct Regeneration {
 static MlirOperation buildRegenerate(Regeneration *regeneration, const Candidate *candidate,
                                      bool outermost);
 
+/* The value `value` stands for before the rewrites of accepted candidates:
+ * a regenerate's result is its operand (the rewrite of an earlier candidate
+ * redirected later reads, the chain ops of later ones included, to it). */
+static MlirValue beforeRegeneration(MlirValue value) {
+  while (mlirValueIsAOpResult(value) &&
+         memoptOperationIsA(mlirOpResultGetOwner(value), "remat.regenerate"))
+    value = mlirOperationGetOperand(mlirOpResultGetOwner(value), 0);
+  return value;
+}
+
 /* Fills `body` with the recomputation of `candidate` at the regeneration
  * point, ending in vector.yield. An input that another candidate may have
  * evicted there is read through a nested remat.regenerate of it, which
@@ -623,10 +633,14 @@ static void fillRecomputation(Regeneration *regeneration, const Candidate *candi
     mlirBlockAppendOwnedOperation(body, clones[i]);
     for (intptr_t k = 0; k < mlirOperationGetNumOperands(clones[i]); ++k) {
       MlirValue operand = mlirOperationGetOperand(clones[i], k);
+      /* A chain op reading the regenerate of another op of the chain reads
+       * that op's clone: reading the regenerated value instead would keep
+       * its buffer alive until here, and leave the clone dead. */
+      MlirValue original = beforeRegeneration(operand);
       bool internal = false;
       for (size_t j = 0; j < i; ++j)
         for (intptr_t r = 0; r < mlirOperationGetNumResults(candidate->chain[j]); ++r)
-          if (mlirValueEqual(operand, mlirOperationGetResult(candidate->chain[j], r))) {
+          if (mlirValueEqual(original, mlirOperationGetResult(candidate->chain[j], r))) {
             mlirOperationSetOperand(clones[i], k, mlirOperationGetResult(clones[j], r));
             internal = true;
           }

@@ -2,6 +2,7 @@
 // here the input is valid (%b is an equal computation, not %a), but cse
 // replaces %b by %a, so that the return reads %a after its evict with no
 // regenerate. The lowering would run; the check refuses it instead.
+// RUN: rm -f %t.out
 // RUN: not memopt-opt %s --pass-pipeline='builtin.module(cse,remat-to-runtime)' -o %t.out 2>&1 \
 // RUN:   | FileCheck %s
 // RUN: not test -e %t.out
