@@ -236,9 +236,7 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
   else
     region->lastChunk = staticSlice ? ShiftedRemainder : ExactRemainder;
   region->inPlaceInputs =
-      malloc(sizeof *region->inPlaceInputs * (size_t)(outputs > 0 ? outputs : 1));
-  if (!region->inPlaceInputs)
-    abort();
+      memoptAllocateZeroed((size_t)(outputs > 0 ? outputs : 1), sizeof *region->inPlaceInputs);
   for (intptr_t j = 0; j < outputs; ++j)
     region->inPlaceInputs[j] = inPlaceInput(region, j);
   return ok;
@@ -338,10 +336,7 @@ static void moveBodyOps(MlirBlock body, const MemoptBuilder *builder) {
 }
 
 static MlirValue *allocateValues(intptr_t count) {
-  MlirValue *values = malloc(sizeof *values * (size_t)(count > 0 ? count : 1));
-  if (!values)
-    abort();
-  return values;
+  return memoptAllocateZeroed((size_t)(count > 0 ? count : 1), sizeof(MlirValue));
 }
 
 /* Computes one chunk at the builder's point: slices the inputs for `window`
