@@ -1,6 +1,6 @@
-/* Unit tests of typed pass options (lib/Transforms/PassOptions.c), on a pass
+/* Unit tests of typed pass options (lib/Pass/PassOptions.c), on a pass
  * description written here so every option kind is covered. */
-#include "Transforms/Passes.h"
+#include "Pass/Pass.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

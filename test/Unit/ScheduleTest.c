@@ -1,6 +1,6 @@
 /* The per-layer operator scheduler: the list schedule and the ILP on tiny
  * layers whose optimum is known by hand. */
-#include "Analysis/Placement.h"
+#include "Place/Place.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

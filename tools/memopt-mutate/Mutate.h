@@ -12,7 +12,7 @@
 #define MEMOPT_MUTATE_MUTATE_H
 
 #include "Support/Support.h"
-#include "Transforms/Passes.h"
+#include "Pass/Pass.h"
 
 #include "mlir-c/IR.h"
 

@@ -9,6 +9,7 @@
 #include "Mutate.h"
 
 #include "IR/IR.h"
+#include "InitAllPasses.h"
 
 #include "mlir-c/RegisterEverything.h"
 
@@ -819,6 +820,7 @@ static bool campaignSetUp(Campaign *campaign) {
 int main(int argc, char **argv) {
   Campaign campaign;
   memset(&campaign, 0, sizeof campaign);
+  memoptRegisterAllPasses();
   int parsed = parseOptions(argc, argv, &campaign.options);
   if (parsed != 0) {
     free(campaign.options.seedDirs);

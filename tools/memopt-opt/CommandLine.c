@@ -3,7 +3,7 @@
  * so does memopt-opt. */
 #include "CommandLine.h"
 
-#include "Transforms/Passes.h"
+#include "Pass/Pass.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "MemoryReport.h"
 
 #include "Analysis/Analysis.h"
-#include "Conversion/Conversion.h"
+#include "Chunk/Chunk.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

@@ -6,7 +6,8 @@
 #include "MemoryReport.h"
 
 #include "IR/IR.h"
-#include "Transforms/Passes.h"
+#include "InitAllPasses.h"
+#include "Pass/Pass.h"
 
 #include "mlir-c/RegisterEverything.h"
 
@@ -227,6 +228,7 @@ static int listPasses(void) {
 int main(int argc, char **argv) {
   Driver driver;
   memset(&driver, 0, sizeof driver);
+  memoptRegisterAllPasses();
   MemoptStringBuffer error = memoptStringBufferCreate();
   if (!driverOptionsParse(argc, argv, &driver.options, &error)) {
     printError("%s", error.data);

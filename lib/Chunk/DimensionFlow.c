@@ -1,0 +1,323 @@
+/* Per-op dimension flow. Linalg structured ops (named and generic) are read
+ * from their indexing maps, so every such op is covered without a rule of its
+ * own; the few non-linalg ops that move dimensions around have rules here. */
+#include "Chunk/Chunk.h"
+#include "Analysis/Analysis.h"
+#include "IR/IR.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static bool dialectIs(MlirOperation op, const char *dialect) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t length = strlen(dialect);
+  return opName.length > length && memcmp(opName.data, dialect, length) == 0 &&
+         opName.data[length] == '.';
+}
+
+/* Appends "'<op>' <why>" to `reason` and returns `status`. */
+static MemoptDimFlowStatus refuse(MemoptDimFlowStatus status, MlirOperation op,
+                                  MemoptStringBuffer *reason, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static MemoptDimFlowStatus refuse(MemoptDimFlowStatus status, MlirOperation op,
+                                  MemoptStringBuffer *reason, const char *format, ...) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  memoptStringBufferAppendFormat(reason, "'%.*s' ", (int)opName.length, opName.data);
+  va_list args;
+  va_start(args, format);
+  memoptStringBufferAppendFormatV(reason, format, args);
+  va_end(args);
+  return status;
+}
+
+static bool isRankedTensor(MlirValue value) {
+  return mlirTypeIsARankedTensor(mlirValueGetType(value));
+}
+
+static void mapAll(MlirOperation op, int64_t dim, MemoptOperandFlow *operands) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = isRankedTensor(mlirOperationGetOperand(op, i))
+                      ? (MemoptOperandFlow){MemoptOperandFlowMapped, dim}
+                      : (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+}
+
+/* Returns true when the body of a linalg op reads the index of loop `loop`:
+ * a slice of the op then sees indices relative to the slice. */
+static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
+  if (mlirOperationGetNumRegions(op) == 0)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation inner = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                                   : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
+    if (!memoptOperationIsA(inner, "linalg.index"))
+      continue;
+    MlirAttribute dim = mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
+    if (mlirAttributeIsAInteger(dim) && mlirIntegerAttrGetValueInt(dim) == loop)
+      return true;
+  }
+  return false;
+}
+
+/* The index expression through which linalg op `op` writes dimension `dim`
+ * of result `resultIndex` (from its init's indexing map); false when the
+ * result has no tensor init. */
+static bool resultIndexExpr(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
+                            int64_t dim, MlirAffineExpr *expr) {
+  intptr_t initIndex =
+      mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op) + resultIndex;
+  if (initIndex < 0 || initIndex >= mlirArrayAttrGetNumElements(maps))
+    return false;
+  MlirAffineMap initMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, initIndex));
+  if (dim < 0 || dim >= mlirAffineMapGetNumResults(initMap))
+    return false;
+  *expr = mlirAffineMapGetResult(initMap, dim);
+  return true;
+}
+
+static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
+                                         int64_t dim, MemoptOperandFlow *operands,
+                                         MemoptStringBuffer *reason) {
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  MlirAffineExpr expr;
+  if (!resultIndexExpr(op, maps, resultIndex, dim, &expr))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has results without tensor inits");
+  if (!mlirAffineExprIsADim(expr))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "writes result dimension %lld through a non-trivial index", (long long)dim);
+  int64_t loop = mlirAffineDimExprGetPosition(expr);
+  for (intptr_t i = 0; i < operandCount; ++i) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    int64_t mappedAt = -1;
+    intptr_t uses = 0;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+      MlirAffineExpr result = mlirAffineMapGetResult(map, r);
+      if (!mlirAffineExprIsFunctionOfDim(result, loop))
+        continue;
+      ++uses;
+      if (mlirAffineExprIsADim(result))
+        mappedAt = r;
+    }
+    if (uses == 0)
+      operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+    else if (uses == 1 && mappedAt >= 0)
+      operands[i] = (MemoptOperandFlow){MemoptOperandFlowMapped, mappedAt};
+    else
+      /* A sliding window (convolution) or a diagonal: chunks would overlap. */
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "reads operand #%lld along loop %lld through a window or a combination",
+                    (long long)i, (long long)loop);
+  }
+  return MemoptDimFlowOk;
+}
+
+/* The reassociation group of a reshape that contains dimension `dim` of the
+ * expanded side, and whether `dim` is its outermost member of extent other
+ * than 1 (members of extent 1 before it do not break contiguity). */
+static bool groupOf(MlirAttribute reassociation, MlirType expanded, int64_t dim, int64_t *group,
+                    bool *outermost) {
+  for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(reassociation); ++g) {
+    MlirAttribute members = mlirArrayAttrGetElement(reassociation, g);
+    bool unitSoFar = true;
+    for (intptr_t m = 0; m < mlirArrayAttrGetNumElements(members); ++m) {
+      int64_t member = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m));
+      if (member == dim) {
+        *group = g;
+        *outermost = unitSoFar;
+        return true;
+      }
+      unitSoFar = unitSoFar && mlirShapedTypeGetDimSize(expanded, member) == 1;
+    }
+  }
+  return false;
+}
+
+/* The member of group `group` a chunk of the collapsed dimension maps to:
+ * its first member of extent other than 1 (the first when all are 1). */
+static int64_t collapsedSource(MlirAttribute reassociation, MlirType expanded, int64_t group) {
+  MlirAttribute members = mlirArrayAttrGetElement(reassociation, group);
+  intptr_t count = mlirArrayAttrGetNumElements(members);
+  for (intptr_t m = 0; m < count; ++m) {
+    int64_t member = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, m));
+    if (mlirShapedTypeGetDimSize(expanded, member) != 1)
+      return member;
+  }
+  return mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(members, 0));
+}
+
+static MlirAttribute attribute(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static MemoptDimFlowStatus throughReshape(MlirOperation op, int64_t dim, bool expanding,
+                                          MemoptOperandFlow *operands, MemoptStringBuffer *reason) {
+  MlirAttribute reassociation = attribute(op, "reassociation");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  if (expanding) {
+    /* Result dim `dim` is a member of a group of the source's dim `group`:
+     * chunks stay contiguous only when no member before it is longer than 1. */
+    MlirType expanded = mlirValueGetType(mlirOperationGetResult(op, 0));
+    int64_t group;
+    bool outermost;
+    if (!groupOf(reassociation, expanded, dim, &group, &outermost) || !outermost)
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "splits dimension %lld out of an inner position of a group", (long long)dim);
+    operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, group};
+    return MemoptDimFlowOk;
+  }
+  if (dim >= mlirArrayAttrGetNumElements(reassociation))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has no group %lld", (long long)dim);
+  MlirType expanded = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped,
+                                    collapsedSource(reassociation, expanded, dim)};
+  return MemoptDimFlowOk;
+}
+
+static MemoptDimFlowStatus throughExtractSlice(MlirOperation op, int64_t dim,
+                                               MemoptOperandFlow *operands,
+                                               MemoptStringBuffer *reason) {
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(result))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "drops dimensions");
+  int64_t offset = mlirDenseI64ArrayGetElement(attribute(op, "static_offsets"), dim);
+  int64_t size = mlirDenseI64ArrayGetElement(attribute(op, "static_sizes"), dim);
+  int64_t stride = mlirDenseI64ArrayGetElement(attribute(op, "static_strides"), dim);
+  if (offset != 0 || stride != 1 || size != mlirShapedTypeGetDimSize(source, dim) ||
+      mlirShapedTypeIsDynamicSize(size))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "takes part of dimension %lld (only whole dimensions pass through)", (long long)dim);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  return MemoptDimFlowOk;
+}
+
+/* tensor.pad passes a dimension it does not pad; a padded one is read
+ * through a window (its border needs the neighbouring chunk's edge). */
+static MemoptDimFlowStatus throughPad(MlirOperation op, int64_t dim, MemoptOperandFlow *operands,
+                                      MemoptStringBuffer *reason) {
+  int64_t low = mlirDenseI64ArrayGetElement(attribute(op, "static_low"), dim);
+  int64_t high = mlirDenseI64ArrayGetElement(attribute(op, "static_high"), dim);
+  if (low != 0 || high != 0)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "pads dimension %lld", (long long)dim);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  return MemoptDimFlowOk;
+}
+
+/* tensor.concat passes every dimension but the one it joins along. */
+static MemoptDimFlowStatus throughConcat(MlirOperation op, int64_t dim, MemoptOperandFlow *operands,
+                                         MemoptStringBuffer *reason) {
+  if (mlirIntegerAttrGetValueInt(attribute(op, "dim")) == dim)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "joins its operands along dimension %lld",
+                  (long long)dim);
+  mapAll(op, dim, operands);
+  return MemoptDimFlowOk;
+}
+
+/* Elementwise ops of the arith and math dialects on tensors of one shape. */
+static bool isElementwise(MlirOperation op) {
+  if (!dialectIs(op, "arith") && !dialectIs(op, "math"))
+    return false;
+  if (mlirOperationGetNumResults(op) != 1 || !isRankedTensor(mlirOperationGetResult(op, 0)))
+    return false;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirType operand = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (mlirTypeIsARankedTensor(operand) &&
+        mlirShapedTypeGetRank(operand) != mlirShapedTypeGetRank(type))
+      return false;
+  }
+  return true;
+}
+
+int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t dim) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  MlirAffineExpr expr;
+  if (mlirAttributeIsNull(maps) || !resultIndexExpr(op, maps, resultIndex, dim, &expr) ||
+      !mlirAffineExprIsADim(expr))
+    return -1;
+  int64_t loop = mlirAffineDimExprGetPosition(expr);
+  return bodyReadsIndex(op, loop) ? loop : -1;
+}
+
+/* A chunk.region passes its own chunked loop: chunk k of each result is
+ * computed from chunk k of each sliced input (what its body captures is read
+ * whole), so a wider chunk of that loop takes in whole chunks of the region.
+ * Another dimension would need the body's own flow, and a body that reads its
+ * chunk's offset would see offsets relative to the wider chunk. */
+static MemoptDimFlowStatus throughChunkRegion(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                              MemoptOperandFlow *operands,
+                                              MemoptStringBuffer *reason) {
+  MlirAttribute outputDims = attribute(op, "output_dims");
+  MlirAttribute inputDims = attribute(op, "input_dims");
+  if (mlirDenseI64ArrayGetElement(outputDims, resultIndex) != dim)
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "passes only its chunked dimension, not dimension %lld", (long long)dim);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockGetNumArguments(body) != mlirOperationGetNumOperands(op))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the offset of its chunks");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] =
+        (MemoptOperandFlow){MemoptOperandFlowMapped, mlirDenseI64ArrayGetElement(inputDims, i)};
+  return MemoptDimFlowOk;
+}
+
+MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                           MemoptOperandFlow *operands,
+                                           MemoptStringBuffer *reason) {
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, resultIndex));
+  if (!mlirTypeIsARankedTensor(resultType) || dim < 0 || dim >= mlirShapedTypeGetRank(resultType))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "result #%lld has no dimension %lld",
+                  (long long)resultIndex, (long long)dim);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (!mlirAttributeIsNull(maps))
+    return throughLinalg(op, maps, resultIndex, dim, operands, reason);
+  if (memoptOperationIsA(op, "linalg.softmax")) {
+    if (mlirIntegerAttrGetValueInt(attribute(op, "dimension")) == dim)
+      return refuse(MemoptDimFlowReduced, op, reason, "normalizes along dimension %lld", (long long)dim);
+    mapAll(op, dim, operands);
+    return MemoptDimFlowOk;
+  }
+  if (memoptOperationIsA(op, "arith.constant")) {
+    MlirAttribute value = attribute(op, "value");
+    if (!mlirAttributeIsADenseElements(value) || !mlirDenseElementsAttrIsSplat(value))
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "is a constant that is not a splat");
+    return MemoptDimFlowOk;
+  }
+  if (isElementwise(op) || memoptOperationIsA(op, "tensor.cast")) {
+    mapAll(op, dim, operands);
+    return MemoptDimFlowOk;
+  }
+  if (memoptOperationIsA(op, "tensor.empty")) {
+    if (mlirShapedTypeIsDynamicDim(resultType, dim))
+      return refuse(MemoptDimFlowUnsupported, op, reason,
+                    "has a dynamic size in dimension %lld", (long long)dim);
+    mapAll(op, -1, operands);
+    return MemoptDimFlowOk;
+  }
+  if (memoptOperationIsA(op, "tensor.expand_shape"))
+    return throughReshape(op, dim, true, operands, reason);
+  if (memoptOperationIsA(op, "tensor.collapse_shape"))
+    return throughReshape(op, dim, false, operands, reason);
+  if (memoptOperationIsA(op, "tensor.extract_slice"))
+    return throughExtractSlice(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "tensor.pad"))
+    return throughPad(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "tensor.concat"))
+    return throughConcat(op, dim, operands, reason);
+  if (memoptOperationIsA(op, "chunk.region"))
+    return throughChunkRegion(op, resultIndex, dim, operands, reason);
+  return refuse(MemoptDimFlowUnsupported, op, reason,
+                "is not modelled by dimension flow");
+}

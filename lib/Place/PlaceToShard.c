@@ -1,0 +1,402 @@
+/* place-to-shard: lowers a placement to the upstream shard dialect.
+ *
+ * Every place.stage becomes a function `<function>_stage<index>` (the
+ * stage's ops, the values it uses from outside as arguments, its yielded
+ * values as results): each pipeline stage is a separate SPMD program on its
+ * own `shard.grid` of shape data_parallel x tensor_parallel. The function
+ * that held the stages is removed: the pipeline schedule between stages is
+ * not expressible in shard (upstream sharding-propagation rejects func.call,
+ * "sharding interface is not implemented"); stage i + 1 takes stage i's
+ * results among its arguments, in the order its ops first use them. Its arguments are annotated with
+ * `shard.shard ... annotate_for_users`: a parameter (an argument of the
+ * original function from index data-arguments on) is split along its last
+ * dimension over the tensor axis (Megatron's column split), an activation
+ * along its first (batch) dimension over the data axis, each only when the
+ * degree is above 1 and divides the extent. Upstream sharding-propagation,
+ * shard-partition and convert-shard-to-mpi take it from there. The
+ * place.cluster ops are erased: the result is pure upstream IR. */
+#include "Place/Place.h"
+#include "IR/Builders.h"
+#include "IR/IR.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/Shard.h"
+#include "mlir-c/IR.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const MemoptPassOptionInfo options[] = {
+    {"data-arguments", MemoptOptionInteger, "1",
+     "Leading function arguments that are data; the others are parameters", NULL, 0, 1e9},
+};
+
+static int64_t integerAttribute(MlirOperation op, const char *name) {
+  return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
+static bool definedInside(MlirValue value, MlirOperation ancestor) {
+  MlirOperation owner = mlirValueIsAOpResult(value)
+                            ? mlirOpResultGetOwner(value)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+  return memoptOperationIsInside(owner, ancestor) &&
+         !(mlirValueIsABlockArgument(value) && mlirOperationEqual(owner, ancestor));
+}
+
+/* Values used inside `stage` and defined outside it, in first-use order. */
+typedef struct Captures {
+  MlirValue *values;
+  intptr_t count;
+  size_t capacity;
+  MlirOperation stage;
+} Captures;
+
+static MlirWalkResult collectCaptures(MlirOperation op, void *userData) {
+  Captures *captures = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue value = mlirOperationGetOperand(op, i);
+    if (definedInside(value, captures->stage))
+      continue;
+    bool seen = false;
+    for (intptr_t k = 0; k < captures->count && !seen; ++k)
+      seen = mlirValueEqual(captures->values[k], value);
+    if (seen)
+      continue;
+    captures->values = memoptGrowArray(captures->values, &captures->capacity,
+                                       (size_t)captures->count + 1, sizeof *captures->values);
+    captures->values[captures->count++] = value;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool isConstant(MlirValue value) {
+  return mlirValueIsAOpResult(value) &&
+         memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant");
+}
+
+/* True when `value` is an argument of `func` at index >= dataArguments. */
+static bool isParameter(MlirValue value, MlirOperation func, intptr_t dataArguments) {
+  return mlirValueIsABlockArgument(value) &&
+         mlirOperationEqual(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), func) &&
+         mlirBlockArgumentGetArgNumber(value) >= dataArguments;
+}
+
+/* Inserts `shard.sharding` + `shard.shard annotate_for_users` for `argument`
+ * split along `dim` over grid axis `axis`, at the start of `body`. */
+static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dim,
+                     int64_t axis, MlirLocation location) {
+  MlirContext context = mlirLocationGetContext(location);
+  /* Built from its generic form: parsing it alone would verify its grid
+   * reference outside any module. */
+  MemoptStringBuffer axes = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&axes, "#shard<axisarray[");
+  for (int64_t d = 0; d < dim; ++d)
+    memoptStringBufferAppendCString(&axes, "[], ");
+  memoptStringBufferAppendFormat(&axes, "[%lld]]>", (long long)axis);
+  MlirOperationState shardingState =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("shard.sharding"), location);
+  int32_t noOperands[2] = {0, 0};
+  MlirNamedAttribute shardingAttributes[] = {
+      memoptNamedAttribute(context, "grid", mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(grid))),
+      memoptNamedAttribute(context, "split_axes",
+            mlirAttributeParseGet(context, mlirStringRefCreateFromCString(axes.data))),
+      memoptNamedAttribute(context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, noOperands)),
+      memoptNamedAttribute(context, "static_halo_sizes", mlirDenseI64ArrayGet(context, 0, NULL)),
+      memoptNamedAttribute(context, "static_sharded_dims_offsets", mlirDenseI64ArrayGet(context, 0, NULL)),
+  };
+  memoptStringBufferDestroy(&axes);
+  mlirOperationStateAddAttributes(&shardingState, 5, shardingAttributes);
+  MlirType shardingType =
+      mlirTypeParseGet(context, mlirStringRefCreateFromCString("!shard.sharding"));
+  mlirOperationStateAddResults(&shardingState, 1, &shardingType);
+  MlirOperation sharding = mlirOperationCreate(&shardingState);
+  MlirOperation first = mlirBlockGetFirstOperation(body);
+  mlirBlockInsertOwnedOperationBefore(body, first, sharding);
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.shard"), location);
+  MlirValue operands[2] = {argument, mlirOperationGetResult(sharding, 0)};
+  mlirOperationStateAddOperands(&state, 2, operands);
+  MlirType type = mlirValueGetType(argument);
+  mlirOperationStateAddResults(&state, 1, &type);
+  MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
+  mlirOperationStateAddAttributes(&state, 1, &unit);
+  MlirOperation shard = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationAfter(body, sharding, shard);
+  /* Every use but the annotation's own reads the annotated value. */
+  MlirValue annotated = mlirOperationGetResult(shard, 0);
+  for (MlirOperation op = mlirOperationGetNextInBlock(shard); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    memoptValueReplaceUsesByScope(argument, annotated, op, true);
+}
+
+/* Outlines one stage into a function after `*after` (then the new function).
+ * The function and its grid are named `<function>_stage<index>` and
+ * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
+ * suffix) when another symbol has the name already. */
+static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
+                       MlirOperation stage, intptr_t dataArguments, MlirOperation *after) {
+  MlirContext context = mlirOperationGetContext(stage);
+  MlirLocation location = mlirOperationGetLocation(stage);
+  MlirStringRef funcName =
+      mlirStringAttrGetValue(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name")));
+  long long index = (long long)integerAttribute(stage, "index");
+  int64_t data = integerAttribute(stage, "data_parallel");
+  int64_t tensor = integerAttribute(stage, "tensor_parallel");
+  MemoptStringBuffer name = memoptStringBufferCreate(), grid = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&name, "%.*s_stage%lld", (int)funcName.length, funcName.data,
+                                 index);
+
+  Captures captures = {NULL, 0, 0, stage};
+  mlirOperationWalk(stage, collectCaptures, &captures, MlirWalkPreOrder);
+  /* Constants are cloned into the function instead of passed: they
+   * go to the end of the list, the arguments stay first, in order. */
+  intptr_t arguments = 0;
+  MlirValue *ordered = malloc((size_t)(captures.count + 1) * sizeof *ordered);
+  if (!ordered)
+    abort();
+  for (intptr_t k = 0; k < captures.count; ++k)
+    if (!isConstant(captures.values[k]))
+      ordered[arguments++] = captures.values[k];
+  for (intptr_t k = 0, constants = arguments; k < captures.count; ++k)
+    if (isConstant(captures.values[k]))
+      ordered[constants++] = captures.values[k];
+  free(captures.values);
+  captures.values = ordered;
+  MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
+  MlirOperation yield = mlirBlockGetTerminator(stageBody);
+  intptr_t results = mlirOperationGetNumResults(stage);
+
+  MlirType *inputTypes = malloc((size_t)(arguments + 1) * sizeof *inputTypes);
+  MlirLocation *locations = malloc((size_t)(arguments + 1) * sizeof *locations);
+  MlirType *resultTypes = malloc((size_t)(results + 1) * sizeof *resultTypes);
+  if (!inputTypes || !locations || !resultTypes)
+    abort();
+  for (intptr_t k = 0; k < arguments; ++k) {
+    inputTypes[k] = mlirValueGetType(captures.values[k]);
+    locations[k] = location;
+  }
+  for (intptr_t r = 0; r < results; ++r)
+    resultTypes[r] = mlirValueGetType(mlirOperationGetResult(stage, r));
+
+  /* The grid and the function, after the original function. */
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MemoptStringBuffer gridName = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&gridName, "%s_grid", name.data);
+  MlirOperationState gridState = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.grid"), location);
+  int64_t shape[2] = {data, tensor};
+  MlirNamedAttribute gridAttributes[] = {
+      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(gridName.data))),
+      memoptNamedAttribute(context, "shape", mlirDenseI64ArrayGet(context, 2, shape)),
+  };
+  memoptStringBufferDestroy(&gridName);
+  mlirOperationStateAddAttributes(&gridState, 2, gridAttributes);
+  MlirOperation gridOp = mlirOperationCreate(&gridState);
+  mlirBlockInsertOwnedOperationAfter(moduleBody, *after, gridOp);
+  MlirStringRef gridSymbol = mlirStringAttrGetValue(mlirSymbolTableInsert(symbols, gridOp));
+  memoptStringBufferAppendFormat(&grid, "%.*s", (int)gridSymbol.length, gridSymbol.data);
+  MlirOperationState funcState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
+  MlirType functionType = mlirFunctionTypeGet(context, arguments, inputTypes, results, resultTypes);
+  MlirNamedAttribute funcAttributes[] = {
+      memoptNamedAttribute(context, "sym_name", mlirStringAttrGet(context, mlirStringRefCreateFromCString(name.data))),
+      memoptNamedAttribute(context, "function_type", mlirTypeAttrGet(functionType)),
+  };
+  mlirOperationStateAddAttributes(&funcState, 2, funcAttributes);
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(arguments, inputTypes, locations);
+  mlirRegionAppendOwnedBlock(region, body);
+  mlirOperationStateAddOwnedRegions(&funcState, 1, &region);
+  MlirOperation outlined = mlirOperationCreate(&funcState);
+  mlirBlockInsertOwnedOperationAfter(moduleBody, gridOp, outlined);
+  mlirSymbolTableInsert(symbols, outlined);
+  *after = outlined;
+
+  /* Move the ops, then the terminator becomes func.return. */
+  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, yield);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(body, op);
+    op = next;
+  }
+  MlirOperationState returnState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), location);
+  MlirValue *yielded = malloc((size_t)(results + 1) * sizeof *yielded);
+  if (!yielded)
+    abort();
+  for (intptr_t r = 0; r < results; ++r)
+    yielded[r] = mlirOperationGetOperand(yield, r);
+  mlirOperationStateAddOperands(&returnState, results, yielded);
+  mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&returnState));
+  for (intptr_t k = 0; k < arguments; ++k)
+    memoptValueReplaceUsesByScope(captures.values[k], mlirBlockGetArgument(body, k), outlined, true);
+  for (intptr_t k = arguments; k < captures.count; ++k) {
+      MlirOperation clone = mlirOperationClone(mlirOpResultGetOwner(captures.values[k]));
+      mlirBlockInsertOwnedOperationBefore(body, mlirBlockGetFirstOperation(body), clone);
+      memoptValueReplaceUsesByScope(captures.values[k], mlirOperationGetResult(clone, 0), outlined, true);
+    }
+  /* Annotations on the tensor arguments. */
+  for (intptr_t k = 0; k < arguments; ++k) {
+    MlirType type = inputTypes[k];
+    if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) == 0)
+      continue;
+    bool parameter = isParameter(captures.values[k], func, dataArguments);
+    int64_t dim = parameter ? mlirShapedTypeGetRank(type) - 1 : 0;
+    int64_t degree = parameter ? tensor : data;
+    int64_t extent = mlirShapedTypeGetDimSize(type, dim);
+    if (degree > 1 && !mlirShapedTypeIsDynamicSize(extent) && extent % degree == 0)
+      annotate(body, mlirBlockGetArgument(body, k), grid.data, dim, parameter ? 1 : 0, location);
+  }
+  memoptStringBufferDestroy(&grid);
+  memoptStringBufferDestroy(&name);
+
+  free(yielded);
+  free(resultTypes);
+  free(locations);
+  free(inputTypes);
+  free(captures.values);
+}
+
+/* True when `func` holds place.stage ops in its body. */
+static bool holdsStages(MlirOperation func) {
+  if (!memoptOperationIsA(func, "func.func"))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "place.stage"))
+      return true;
+  return false;
+}
+
+/* What the checks before lowering share: the functions that hold stages
+ * (all removed), and whether an error was reported. */
+typedef struct StageCheck {
+  MlirOperation *staged;
+  size_t count, capacity;
+  bool failed;
+} StageCheck;
+
+/* Reports a place.stage that is not directly in a function body (its
+ * function would not be outlined around it), and an op that refers to a
+ * function about to be removed. */
+static MlirWalkResult checkNestingAndUses(MlirOperation op, void *userData) {
+  StageCheck *check = userData;
+  if (memoptOperationIsA(op, "place.stage")) {
+    MlirOperation parent = mlirOperationGetParentOperation(op);
+    if (!memoptOperationIsA(parent, "func.func")) {
+      MlirStringRef parentName = mlirIdentifierStr(mlirOperationGetName(parent));
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: a place.stage must be directly in a function "
+                             "body, this one is in '%.*s'",
+                             (int)parentName.length, parentName.data);
+      check->failed = true;
+    }
+  }
+  for (intptr_t a = 0; a < mlirOperationGetNumAttributes(op); ++a) {
+    MlirAttribute attr = mlirOperationGetAttribute(op, a).attribute;
+    if (!mlirAttributeIsAFlatSymbolRef(attr))
+      continue;
+    MlirStringRef target = mlirFlatSymbolRefAttrGetValue(attr);
+    for (size_t f = 0; f < check->count; ++f) {
+      MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
+          check->staged[f], mlirSymbolTableGetSymbolAttributeName()));
+      if (!mlirStringRefEqual(name, target) || memoptOperationIsInside(op, check->staged[f]))
+        continue;
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: refers to @%.*s, which holds place.stage ops: its "
+                             "stages become functions of their own and it is removed",
+                             (int)name.length, name.data);
+      check->failed = true;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Checks a function that holds stages: every stage holds ops, and nothing
+ * but stages, constants (cloned into the stages that use them) and the
+ * return is outside them, since the function is removed. */
+static bool checkStagedFunction(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (memoptOperationIsA(op, "place.stage")) {
+      /* Stages with empty bodies describe layers the IR does not hold. */
+      MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+      if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
+        memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
+                             "place-to-shard: this stage holds no ops: place-search describes "
+                             "stages by layer range when one layer stands for many (layers=N) or "
+                             "when a stage would pass more than 8 values on");
+        ok = false;
+      }
+    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return")) {
+      MlirStringRef funcName = mlirStringAttrGetValue(
+          mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                             "place-to-shard: op outside every place.stage of @%.*s: the stages "
+                             "become functions of their own and @%.*s is removed, so it would be "
+                             "lost; put it in a stage",
+                             (int)funcName.length, funcName.data, (int)funcName.length,
+                             funcName.data);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassOptions *passOptions) {
+  /* The degrees and device counts are read below: check them first. */
+  if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
+    return mlirLogicalResultFailure();
+  intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  /* Check everything before changing anything. */
+  StageCheck check = {NULL, 0, 0, false};
+  for (MlirOperation op = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (holdsStages(op)) {
+      check.failed |= !checkStagedFunction(op);
+      check.staged = memoptGrowArray(check.staged, &check.capacity, check.count + 1, sizeof *check.staged);
+      check.staged[check.count++] = op;
+    }
+  mlirOperationWalk(module, checkNestingAndUses, &check, MlirWalkPreOrder);
+  free(check.staged);
+  if (check.failed)
+    return mlirLogicalResultFailure();
+  MlirSymbolTable symbols = mlirSymbolTableCreate(module);
+  for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);) {
+    MlirOperation next = mlirOperationGetNextInBlock(func);
+    if (memoptOperationIsA(func, "place.cluster")) {
+      mlirSymbolTableErase(symbols, func);
+    } else if (holdsStages(func)) {
+      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+      MlirOperation after = func;
+      for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+           op = mlirOperationGetNextInBlock(op))
+        if (memoptOperationIsA(op, "place.stage"))
+          lowerStage(module, symbols, func, op, dataArguments, &after);
+      /* Its stages now stand alone: nothing else in it computed anything. */
+      mlirSymbolTableErase(symbols, func);
+    }
+    func = next;
+  }
+  mlirSymbolTableDestroy(symbols);
+  return mlirLogicalResultSuccess();
+}
+
+/* func for the outlined stages and calls, shard for the annotations. */
+static MlirDialectHandle (*const placeToShardDialects[])(void) = {mlirGetDialectHandle__func__,
+                                                                   mlirGetDialectHandle__shard__};
+
+const MemoptPassInfo memoptPlaceToShardPass = {
+    .argument = "place-to-shard",
+    .summary = "Lower place.stage ops to per-stage functions on shard.grid meshes with "
+               "shard.shard annotations",
+    .anchor = "builtin.module",
+    .options = options,
+    .optionCount = sizeof options / sizeof *options,
+    .dependentDialects = placeToShardDialects,
+    .dependentDialectCount = sizeof placeToShardDialects / sizeof *placeToShardDialects,
+    .run = runPlaceToShard,
+};
