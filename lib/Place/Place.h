@@ -195,7 +195,7 @@ typedef struct MemoptPlacementPlan {
   double batchSeconds;
   MemoptPlacementStage *stages;
   size_t stageCount;
-  uint64_t evaluated; /* candidate plans or DP transitions examined */
+  uint64_t evaluated; /* candidate plans, DP transitions or stage figures examined */
 } MemoptPlacementPlan;
 
 /// Why no plan fits (filled when a search fails).
@@ -207,9 +207,13 @@ typedef struct MemoptPlacementFailure {
   size_t layerCount;
 } MemoptPlacementFailure;
 
-/// Finds the plan of least time per batch by dynamic programming over stages; false (with `failure`) when nothing fits in HBM.
+/// Finds the plan of least time per batch, the same plan as memoptPlacementSearchDP; when layers 1 .. L-2 are equal, by bisection on the slowest stage and all-reduce in O(p log L) per threshold, else by the DP. False (with `failure`) when nothing fits in HBM.
 bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
                            MemoptPlacementFailure *failure);
+
+/// Finds the plan of least time per batch by dynamic programming over (stages left, first layer), for layers of any costs: O(p L^2) transitions per configuration. False (with `failure`) when nothing fits in HBM.
+bool memoptPlacementSearchDP(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
+                             MemoptPlacementFailure *failure);
 
 /// The most layers (prologue and epilogue included) the brute force enumerates: up to 2 x 3^11 splits and recompute choices per configuration.
 #define MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS 12

@@ -302,7 +302,10 @@ static void createCluster(MlirOperation module, const Cluster *cluster, const ch
  * folded into constants are defined once, before the layers, in some models). */
 static bool isConstant(MlirOperation op) { return memoptOperationIsA(op, "arith.constant"); }
 
-/* The results of ops[first, end) used by an op outside the range; -1 when more than the slots hold. */
+/* The results of ops[first, end) used by an op outside the range; -1 when
+ * more than the slots hold. ops[end] must exist (ops[numOps] is the
+ * terminator); a use is inside when its ancestor in the body is neither
+ * before ops[first] nor at or after ops[end] (the block's cached order). */
 static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue *values) {
   intptr_t count = 0;
   for (size_t i = first; i < end; ++i)
@@ -311,10 +314,10 @@ static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue
       bool outside = false;
       for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use) && !outside;
            use = mlirOpOperandGetNextUse(use)) {
-        MlirOperation user = mlirOpOperandGetOwner(use);
-        outside = true;
-        for (size_t j = first; j < end && outside; ++j)
-          outside = !memoptOperationIsInside(user, ops[j]);
+        MlirOperation user = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use),
+                                                            mlirOperationGetBlock(ops[first]));
+        outside = mlirOperationIsNull(user) || mlirOperationIsBeforeInBlock(user, ops[first]) ||
+                  !mlirOperationIsBeforeInBlock(user, ops[end]);
       }
       if (!outside)
         continue;

@@ -247,7 +247,18 @@ typedef struct SearchState {
   uint64_t evaluated;
 } SearchState;
 
-static void searchConfig(const MemoptPlacementProblem *problem, const Config *config, void *opaque) {
+/* Records a configuration's plan when it is faster than the best so far
+ * (the first of equally fast configurations stays). */
+static void offerPlan(const MemoptPlacementProblem *problem, const Config *config,
+                      SearchState *state, const size_t *bounds, double seconds) {
+  if (state->found && !(seconds < state->plan->batchSeconds))
+    return;
+  fillPlan(problem, config, bounds, state->plan, seconds);
+  state->found = true;
+}
+
+static void searchConfigDP(const MemoptPlacementProblem *problem, const Config *config,
+                           void *opaque) {
   SearchState *state = opaque;
   size_t layers = problem->layerCount, depth = (size_t)config->pipeline;
   /* fronts[s * (layers + 1) + first]: layers [first, layers) in s stages. */
@@ -284,9 +295,7 @@ static void searchConfig(const MemoptPlacementProblem *problem, const Config *co
     }
   }
   if (whole->count && (!state->found || bestSeconds < state->plan->batchSeconds)) {
-    size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-    if (!bounds)
-      abort();
+    size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
     size_t first = 0, point = best;
     for (size_t s = depth; s >= 1; --s) {
       const FrontPoint *chosen = &fronts[s * (layers + 1) + first].points[point];
@@ -295,20 +304,372 @@ static void searchConfig(const MemoptPlacementProblem *problem, const Config *co
       point = chosen->child;
     }
     bounds[depth] = layers;
-    fillPlan(problem, config, bounds, state->plan, bestSeconds);
+    offerPlan(problem, config, state, bounds, bestSeconds);
     free(bounds);
-    state->found = true;
   }
   for (size_t i = 0; i < (depth + 1) * (layers + 1); ++i)
     free(fronts[i].points);
   free(fronts);
 }
 
-bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
-                           MemoptPlacementFailure *failure) {
+bool memoptPlacementSearchDP(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
+                             MemoptPlacementFailure *failure) {
   memset(plan, 0, sizeof *plan);
   SearchState state = {plan, false, 0};
-  forEachConfig(problem, searchConfig, &state);
+  forEachConfig(problem, searchConfigDP, &state);
+  plan->evaluated = state.evaluated;
+  if (!state.found)
+    noteSmallestFailure(problem, failure);
+  return state.found;
+}
+
+/*===------------------------------------------------------------------===*
+ * Threshold search over equal middle layers
+ *===------------------------------------------------------------------===*/
+
+/* When layers 1 .. L-2 are equal (the pass's problems: a prologue, equal
+ * transformer layers, an epilogue), a plan is the number k_j of middle
+ * layers of each stage j: the first stage also holds layer 0 (k_0 >= 0), the
+ * last layer L-1 (k_{p-1} >= 0), the others k_j >= 1. Stage j's figures then
+ * depend only on k_j, on j through its stashed microbatches min(p - j, n),
+ * and, for stage p - 2, on whether the last stage holds layer L-1 alone (its
+ * output then goes to that layer). Summing a stage's layers in the DP's
+ * order gives bit-identical figures for equal (j, k_j).
+ *
+ * A stage's time, all-reduce and memory never decrease as it takes more
+ * middle layers (more layers only add non-negative terms; a stage that has
+ * to recompute at k has to at k + 1). So under thresholds (S, R) on the
+ * slowest stage and slowest all-reduce, each stage can take any k_j up to a
+ * cap found by bisection, and the suffix from stage i can hold `rem` middle
+ * layers iff rem lies between the sums of the lower bounds and of the caps
+ * (once with the last stage holding middle layers, once with it holding
+ * layer L-1 alone). That is O(p log L) per threshold pair.
+ *
+ * The DP's front at the root is walked point by point (least S for the R
+ * cap, then least R for that S; then the next point below that R), each by
+ * bisection on the doubles' bit patterns, which ends exactly at a figure a
+ * plan attains. The point of least time per batch (the first, in ascending
+ * S, of equal ones) is the DP's. Its stages follow the DP's ties: each stage
+ * takes the fewest middle layers the rest can complete within the target,
+ * and the rest's target becomes its own front point of least S within the
+ * target's R (then least R for that S). */
+
+/* The sums of a stage holding k middle layers, k = 0 .. M, for the first, a
+ * middle and the last stage of a configuration. */
+typedef struct Uniform {
+  const MemoptPlacementProblem *problem;
+  const Config *config;
+  size_t middle; /* M: layers 1 .. L-2 */
+  size_t depth;  /* p */
+  StageSums *head, *body, *tail;
+  uint64_t *evaluated;
+} Uniform;
+
+typedef struct Threshold {
+  double slowest, allReduce;
+} Threshold;
+
+/* Stage j's figures with k middle layers; `beforeLast`: the next stage holds
+ * layer L-1 alone. */
+static StageFigures uniformStage(const Uniform *u, size_t j, size_t k, bool beforeLast) {
+  size_t layers = u->problem->layerCount;
+  int64_t left = (int64_t)(u->depth - j);
+  ++*u->evaluated;
+  if (j + 1 == u->depth)
+    return stageChoose(u->problem, u->config, &u->tail[k], k ? 1 : layers - 1, layers, left);
+  /* Any middle layer stands for the next stage's first: they are equal. */
+  return stageChoose(u->problem, u->config, j == 0 ? &u->head[k] : &u->body[k], j == 0 ? 0 : 1,
+                     beforeLast ? layers - 1 : 1, left);
+}
+
+static bool within(StageFigures figures, Threshold limit) {
+  return figures.fits && figures.seconds <= limit.slowest &&
+         figures.allReduceSeconds <= limit.allReduce;
+}
+
+/* The most middle layers in [low, M] stage j can take within `limit`, or
+ * SIZE_MAX when even `low` is too many. */
+static size_t stageCap(const Uniform *u, size_t j, bool beforeLast, size_t low, Threshold limit) {
+  if (low > u->middle || !within(uniformStage(u, j, low, beforeLast), limit))
+    return SIZE_MAX;
+  size_t good = low, bad = u->middle + 1;
+  while (bad - good > 1) {
+    size_t k = good + (bad - good) / 2;
+    if (within(uniformStage(u, j, k, beforeLast), limit))
+      good = k;
+    else
+      bad = k;
+  }
+  return good;
+}
+
+/* The caps of stages [from, p) within one threshold pair, with suffix sums
+ * over stages [i, p - 1). */
+typedef struct Caps {
+  Threshold limit;
+  size_t *capSum, *lowSum, *tooFew; /* [i], i in [from, p): over stages [i, p - 1) */
+  size_t before;  /* stage p - 2's cap when the last stage holds layer L-1 alone */
+  size_t last;    /* the last stage's cap when it holds middle layers (from 1) */
+  bool alone;     /* the last stage may hold layer L-1 alone */
+} Caps;
+
+static void capsCreate(Caps *caps, size_t depth) {
+  caps->capSum = memoptAllocateZeroed(depth, sizeof *caps->capSum);
+  caps->lowSum = memoptAllocateZeroed(depth, sizeof *caps->lowSum);
+  caps->tooFew = memoptAllocateZeroed(depth, sizeof *caps->tooFew);
+}
+
+static void capsDestroy(Caps *caps) {
+  free(caps->capSum);
+  free(caps->lowSum);
+  free(caps->tooFew);
+}
+
+static void capsCompute(const Uniform *u, Caps *caps, size_t from, Threshold limit) {
+  size_t p = u->depth;
+  int64_t microbatches = u->config->microbatches;
+  caps->limit = limit;
+  caps->capSum[p - 1] = caps->lowSum[p - 1] = caps->tooFew[p - 1] = 0;
+  /* Middle stages with as many stashed microbatches have the same cap. */
+  int64_t sharedStashed = -1;
+  size_t sharedCap = 0;
+  for (size_t j = p - 1; j-- > from;) {
+    size_t low = j == 0 ? 0 : 1, cap;
+    int64_t stashed = (int64_t)(p - j) < microbatches ? (int64_t)(p - j) : microbatches;
+    if (j > 0 && stashed == sharedStashed) {
+      cap = sharedCap;
+    } else {
+      cap = stageCap(u, j, false, low, limit);
+      if (j > 0) {
+        sharedStashed = stashed;
+        sharedCap = cap;
+      }
+    }
+    bool ok = cap != SIZE_MAX;
+    caps->capSum[j] = caps->capSum[j + 1] + (ok ? cap : 0);
+    caps->lowSum[j] = caps->lowSum[j + 1] + low;
+    caps->tooFew[j] = caps->tooFew[j + 1] + !ok;
+  }
+  caps->before = from <= p - 2 ? stageCap(u, p - 2, true, p == 2 ? 0 : 1, limit) : SIZE_MAX;
+  caps->last = stageCap(u, p - 1, false, 1, limit);
+  caps->alone = within(uniformStage(u, p - 1, 0, false), limit);
+}
+
+/* Whether stages [i, p) can hold `rem` middle layers within the caps. */
+static bool suffixFits(const Uniform *u, const Caps *caps, size_t i, size_t rem) {
+  size_t p = u->depth;
+  if (i + 1 == p)
+    return rem == 0 ? caps->alone : caps->last != SIZE_MAX && rem <= caps->last;
+  /* The last stage holds middle layers: stages [i, p - 1) as usual. */
+  if (caps->tooFew[i] == 0 && caps->last != SIZE_MAX && rem >= caps->lowSum[i] + 1 &&
+      rem <= caps->capSum[i] + caps->last)
+    return true;
+  /* The last stage holds layer L-1 alone: stage p - 2 sends to it. */
+  return caps->alone && caps->before != SIZE_MAX && caps->tooFew[i] == caps->tooFew[p - 2] &&
+         rem >= caps->lowSum[i] &&
+         rem <= caps->capSum[i] - caps->capSum[p - 2] + caps->before;
+}
+
+static uint64_t bitsOf(double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+static double doubleOf(uint64_t bits) {
+  double value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+/* The largest double below a positive `value`. */
+static double below(double value) { return doubleOf(bitsOf(value) - 1); }
+
+/* The least figure x in [0, high] such that stages [i, p) hold `rem` middle
+ * layers within (x, other) (or (other, x) when `onAllReduce`); `high` must
+ * fit. Non-negative doubles order as their bit patterns. */
+static double leastThreshold(const Uniform *u, Caps *probe, size_t i, size_t rem, double high,
+                             double other, bool onAllReduce) {
+  uint64_t fits = bitsOf(high), fails;
+  Threshold limit = onAllReduce ? (Threshold){other, 0} : (Threshold){0, other};
+  capsCompute(u, probe, i, limit);
+  if (suffixFits(u, probe, i, rem))
+    return 0;
+  fails = 0;
+  while (fits - fails > 1) {
+    uint64_t mid = fails + (fits - fails) / 2;
+    if (onAllReduce)
+      limit.allReduce = doubleOf(mid);
+    else
+      limit.slowest = doubleOf(mid);
+    capsCompute(u, probe, i, limit);
+    if (suffixFits(u, probe, i, rem))
+      fits = mid;
+    else
+      fails = mid;
+  }
+  return doubleOf(fits);
+}
+
+/* The front point of stages [i, p) holding `rem` middle layers with the
+ * least slowest stage among those within all-reduce `allReduceCap`, whose
+ * slowest stage is at most `slowestCap` (which must fit). */
+static Threshold frontPointWithin(const Uniform *u, Caps *probe, size_t i, size_t rem,
+                                  double slowestCap, double allReduceCap) {
+  double slowest = leastThreshold(u, probe, i, rem, slowestCap, allReduceCap, false);
+  double allReduce = leastThreshold(u, probe, i, rem, allReduceCap, slowest, true);
+  return (Threshold){slowest, allReduce};
+}
+
+/* Whether `target` is still the front point frontPointWithin would find for
+ * stages [i, p) and `rem`: nothing fits with a faster slowest stage, nor
+ * with the same one and a faster all-reduce. */
+static bool stillFrontPoint(const Uniform *u, Caps *probe, size_t i, size_t rem, Threshold target) {
+  if (target.slowest > 0) {
+    capsCompute(u, probe, i, (Threshold){below(target.slowest), target.allReduce});
+    if (suffixFits(u, probe, i, rem))
+      return false;
+  }
+  if (target.allReduce > 0) {
+    capsCompute(u, probe, i, (Threshold){target.slowest, below(target.allReduce)});
+    if (suffixFits(u, probe, i, rem))
+      return false;
+  }
+  return true;
+}
+
+/* The stage bounds of the DP's plan for root front point `target`. */
+static void uniformBounds(const Uniform *u, Caps *caps, Caps *probe, Threshold target,
+                          size_t *bounds) {
+  size_t p = u->depth, layers = u->problem->layerCount, rem = u->middle, first = 0;
+  capsCompute(u, caps, 0, target);
+  for (size_t i = 0; i + 1 < p; ++i) {
+    size_t low = i == 0 ? 0 : 1, take = SIZE_MAX;
+    size_t cap = stageCap(u, i, false, low, caps->limit);
+    /* The fewest middle layers that leave the rest completable; the last
+     * stage holding layer L-1 alone (stage p - 2 then sends to it) has the
+     * largest end, so it comes last. */
+    if (cap != SIZE_MAX)
+      for (size_t k = low; k <= cap && k < rem + (i + 2 < p); ++k)
+        if (suffixFits(u, caps, i + 1, rem - k)) {
+          take = k;
+          break;
+        }
+    if (take == SIZE_MAX)
+      take = rem; /* i == p - 2: stage p - 2 takes the rest */
+    bounds[i] = first;
+    first += take + (i == 0);
+    rem -= take;
+    if (i + 2 < p && !stillFrontPoint(u, probe, i + 1, rem, caps->limit)) {
+      Threshold next = frontPointWithin(u, probe, i + 1, rem, caps->limit.slowest,
+                                        caps->limit.allReduce);
+      capsCompute(u, caps, i + 1, next);
+    }
+  }
+  bounds[p - 1] = first;
+  bounds[p] = layers;
+}
+
+static void searchConfigUniform(const MemoptPlacementProblem *problem, const Config *config,
+                                void *opaque) {
+  SearchState *state = opaque;
+  size_t layers = problem->layerCount, depth = (size_t)config->pipeline;
+  size_t bounds1[2] = {0, layers};
+  if (depth == 1) {
+    StageFigures figures = stageFigures(problem, config, 0, layers, 1);
+    ++state->evaluated;
+    if (figures.fits)
+      offerPlan(problem, config, state, bounds1,
+                batchSeconds(config, figures.seconds, figures.allReduceSeconds));
+    return;
+  }
+  Uniform u = {problem, config, layers - 2, depth, NULL, NULL, NULL, &state->evaluated};
+  u.head = memoptAllocateZeroed(u.middle + 1, sizeof *u.head);
+  u.body = memoptAllocateZeroed(u.middle + 1, sizeof *u.body);
+  u.tail = memoptAllocateZeroed(u.middle + 1, sizeof *u.tail);
+  stageAddLayer(problem, config, &u.head[0], 0);
+  for (size_t k = 0; k <= u.middle; ++k) {
+    if (k > 0) {
+      u.head[k] = u.head[k - 1];
+      stageAddLayer(problem, config, &u.head[k], 1);
+      u.body[k] = u.body[k - 1];
+      stageAddLayer(problem, config, &u.body[k], 1);
+    }
+    u.tail[k] = u.body[k];
+    stageAddLayer(problem, config, &u.tail[k], layers - 1);
+  }
+  Caps caps, probe;
+  capsCreate(&caps, depth);
+  capsCreate(&probe, depth);
+  /* Walk the root's front in ascending slowest stage. */
+  Threshold best = {INFINITY, INFINITY};
+  double bestSeconds = INFINITY, allReduceCap = INFINITY;
+  capsCompute(&u, &probe, 0, (Threshold){INFINITY, INFINITY});
+  bool fits = suffixFits(&u, &probe, 0, u.middle);
+  while (fits) {
+    Threshold point = frontPointWithin(&u, &probe, 0, u.middle, INFINITY, allReduceCap);
+    double seconds = batchSeconds(config, point.slowest, point.allReduce);
+    if (seconds < bestSeconds) {
+      bestSeconds = seconds;
+      best = point;
+    }
+    if (point.allReduce == 0)
+      break;
+    allReduceCap = below(point.allReduce);
+    capsCompute(&u, &probe, 0, (Threshold){INFINITY, allReduceCap});
+    fits = suffixFits(&u, &probe, 0, u.middle);
+  }
+  if (bestSeconds < INFINITY && (!state->found || bestSeconds < state->plan->batchSeconds)) {
+    size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
+    uniformBounds(&u, &caps, &probe, best, bounds);
+    offerPlan(problem, config, state, bounds, bestSeconds);
+    free(bounds);
+  }
+  capsDestroy(&caps);
+  capsDestroy(&probe);
+  free(u.head);
+  free(u.body);
+  free(u.tail);
+}
+
+static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *a,
+                        const MemoptPlacementLayer *b) {
+  if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
+      a->boundaryBytes != b->boundaryBytes)
+    return false;
+  for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
+    if (a->forwardSeconds[mb] != b->forwardSeconds[mb])
+      return false;
+  return true;
+}
+
+static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
+  if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0))
+    return false;
+  for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
+    if (!(layer->forwardSeconds[mb] >= 0))
+      return false;
+  return true;
+}
+
+/* Whether layers 1 .. L-2 are equal and every figure is non-negative (what
+ * the threshold search's monotonicity rests on). */
+static bool middleLayersEqual(const MemoptPlacementProblem *problem) {
+  size_t layers = problem->layerCount;
+  for (size_t l = 0; l < layers; ++l)
+    if ((l >= 2 && l + 1 < layers && !layersEqual(problem, &problem->layers[1], &problem->layers[l])) ||
+        ((l < 2 || l + 1 == layers) && !layerNonNegative(problem, &problem->layers[l])))
+      return false;
+  return true;
+}
+
+bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
+                           MemoptPlacementFailure *failure) {
+  if (!middleLayersEqual(problem))
+    return memoptPlacementSearchDP(problem, plan, failure);
+  memset(plan, 0, sizeof *plan);
+  SearchState state = {plan, false, 0};
+  forEachConfig(problem, searchConfigUniform, &state);
   plan->evaluated = state.evaluated;
   if (!state.found)
     noteSmallestFailure(problem, failure);
@@ -322,9 +683,7 @@ bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacemen
 static void bruteConfig(const MemoptPlacementProblem *problem, const Config *config, void *opaque) {
   SearchState *state = opaque;
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
-  size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-  if (!bounds)
-    abort();
+  size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
   /* Enumerate boundaries 0 = b0 < b1 < ... < b_depth = layers. */
   for (size_t s = 0; s <= depth; ++s)
     bounds[s] = s;
@@ -387,9 +746,7 @@ static void fixedConfig(const MemoptPlacementProblem *problem, const Config *con
       config->data != state->data)
     return;
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
-  size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-  if (!bounds)
-    abort();
+  size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
   /* Even split, the first stages taking the remainder. */
   size_t base = layers / depth, extra = layers % depth;
   bounds[0] = 0;

@@ -1,8 +1,8 @@
 // Options that would make place-search allocate or enumerate without bound
 // are refused when the pipeline is parsed, before the input is read:
-// `devices` above 65536 and `layers` above 1024 (the DP keeps a Pareto front
-// per stage count and first layer: (depth + 1) x (layers + 1) of them, and
-// the depth is at most the layer count), and `brute-force` with more than
+// `devices` above 65536 and `layers` above 1024 (the search keeps stage
+// sums per layer count and caps per stage for every configuration, and the
+// depth is at most the layer count), and `brute-force` with more than
 // 12 layers (it enumerates up to 2 x 3^11 splits and recompute choices per
 // configuration at 12; 1000000 layers never finished). A model recognized
 // with more than 12 layers (prologue and epilogue included) is refused by

@@ -1,0 +1,114 @@
+/* The placement search: on problems whose middle layers are equal, the
+ * threshold search (memoptPlacementSearch) must choose exactly the DP's plan
+ * (memoptPlacementSearchDP): the same configuration, time per batch to the
+ * bit, stage bounds and recompute choices, ties broken alike. The problems
+ * are drawn from a fixed-seed generator over the ranges that make ties,
+ * recomputation and infeasible stages common: few distinct layer figures,
+ * HBM around a few layers' worth, small clusters. */
+#include "Analysis/Placement.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static uint64_t seed = 12345;
+
+/* A value in [0, bound) from a 64-bit linear congruential generator. */
+static uint64_t draw(uint64_t bound) {
+  seed = seed * 6364136223846793005u + 1442695040888963407u;
+  return (seed >> 33) % bound;
+}
+
+typedef struct Case {
+  MemoptPlacementLayer layers[24];
+  double seconds[3][5];
+  int64_t microbatches[5];
+  MemoptPlacementProblem problem;
+} Case;
+
+/* A random problem: a prologue, `middle` equal layers, an epilogue (each
+ * figure a small integer, so that sums tie exactly). */
+static void makeCase(Case *c, size_t middle) {
+  memset(c, 0, sizeof *c);
+  size_t microbatchCount = 1 + draw(3);
+  for (size_t mb = 0; mb < microbatchCount; ++mb)
+    c->microbatches[mb] = (int64_t)1 << mb;
+  double parameters[3], activations[3], boundaries[3];
+  for (int kind = 0; kind < 3; ++kind) {
+    for (size_t mb = 0; mb < microbatchCount; ++mb)
+      c->seconds[kind][mb] = (double)(1 + draw(4)) * (double)(mb + 1);
+    parameters[kind] = (double)draw(3) * 64;
+    activations[kind] = (double)(1 + draw(4)) * 16;
+    boundaries[kind] = (double)(1 + draw(3)) * 8;
+  }
+  size_t layers = middle + 2;
+  for (size_t l = 0; l < layers; ++l) {
+    int kind = l == 0 ? 0 : l + 1 == layers ? 2 : 1;
+    c->layers[l] = (MemoptPlacementLayer){c->seconds[kind], parameters[kind], activations[kind],
+                                          boundaries[kind]};
+  }
+  c->problem = (MemoptPlacementProblem){
+      c->layers,
+      layers,
+      c->microbatches,
+      microbatchCount,
+      (int64_t)(1 + draw(12)),
+      (double)(200 + draw(1200)),
+      (double)(1 + draw(64)),
+      (int64_t)(1 + draw(4)) * 8,
+      (double)draw(3),
+      (int64_t)1 << draw(3),
+      0,
+      2,
+  };
+}
+
+static void samePlan(const MemoptPlacementPlan *a, const MemoptPlacementPlan *b) {
+  assert_int_equal(a->pipeline, b->pipeline);
+  assert_int_equal(a->tensorParallel, b->tensorParallel);
+  assert_int_equal(a->dataParallel, b->dataParallel);
+  assert_int_equal(a->microbatch, b->microbatch);
+  assert_true(a->batchSeconds == b->batchSeconds);
+  assert_int_equal(a->stageCount, b->stageCount);
+  for (size_t s = 0; s < a->stageCount; ++s) {
+    assert_int_equal(a->stages[s].firstLayer, b->stages[s].firstLayer);
+    assert_int_equal(a->stages[s].layerCount, b->stages[s].layerCount);
+    assert_int_equal(a->stages[s].recompute, b->stages[s].recompute);
+  }
+}
+
+/* 3000 random problems of 2 to 22 layers. */
+static void thresholdSearchChoosesTheDPPlan(void **state) {
+  (void)state;
+  size_t found = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    Case c;
+    makeCase(&c, draw(21));
+    MemoptPlacementPlan dp, search;
+    MemoptPlacementFailure dpFailure, searchFailure;
+    bool dpFound = memoptPlacementSearchDP(&c.problem, &dp, &dpFailure);
+    bool searchFound = memoptPlacementSearch(&c.problem, &search, &searchFailure);
+    assert_int_equal(dpFound, searchFound);
+    if (dpFound) {
+      samePlan(&dp, &search);
+      ++found;
+    } else {
+      assert_true(dpFailure.smallestMemoryBytes == searchFailure.smallestMemoryBytes);
+    }
+    memoptPlacementPlanDestroy(&dp);
+    memoptPlacementPlanDestroy(&search);
+  }
+  /* Most problems have a plan: the comparison is not vacuous. */
+  assert_true(found > 1500);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(thresholdSearchChoosesTheDPPlan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
