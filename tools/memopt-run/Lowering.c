@@ -1,8 +1,8 @@
 /* Lowering a wrapped model from tensors to the LLVM dialect, in process.
  *
- * The pipeline is the one measured in ARCHITECTURE.md ("Executing lowered
- * IR"), with three additions:
- *   - the TOSA conversions of shared/models/README.md first, so TOSA models
+ * The pipeline is upstream's usual lowering of bufferized tensors to LLVM
+ * (python-free-docs/harness.md, "How a model is run"), with three additions:
+ *   - the TOSA-to-linalg/arith/tensor conversions first, so TOSA models
  *     run as they are (they do nothing to a module without TOSA), and
  *     convert-elementwise-to-linalg, because most arith and math ops on
  *     whole tensors (arith.addf on tensor<3xf32>) do not bufferize;

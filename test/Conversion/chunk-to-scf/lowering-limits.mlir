@@ -3,7 +3,7 @@
 // the pass: they are rejected at parse, see test/Dialect/chunk-invalid.mlir.)
 // RUN: memopt-opt %s --split-input-file --verify-diagnostics --chunk-to-scf
 // When one region of a function fails, none is lowered. (Both printing flags:
-// through the C API, after-failure alone prints nothing; see passes.md.)
+// through the C API, after-failure alone prints nothing; see autochunk.md.)
 // RUN: not memopt-opt %s --split-input-file --chunk-to-scf \
 // RUN:     --mlir-print-ir-after-all --mlir-print-ir-after-failure 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNCHANGED
