@@ -284,9 +284,7 @@ static void searchConfig(const MemoptPlacementProblem *problem, const Config *co
     }
   }
   if (whole->count && (!state->found || bestSeconds < state->plan->batchSeconds)) {
-    size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-    if (!bounds)
-      abort();
+    size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
     size_t first = 0, point = best;
     for (size_t s = depth; s >= 1; --s) {
       const FrontPoint *chosen = &fronts[s * (layers + 1) + first].points[point];
@@ -322,9 +320,7 @@ bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacemen
 static void bruteConfig(const MemoptPlacementProblem *problem, const Config *config, void *opaque) {
   SearchState *state = opaque;
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
-  size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-  if (!bounds)
-    abort();
+  size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
   /* Enumerate boundaries 0 = b0 < b1 < ... < b_depth = layers. */
   for (size_t s = 0; s <= depth; ++s)
     bounds[s] = s;
@@ -387,9 +383,7 @@ static void fixedConfig(const MemoptPlacementProblem *problem, const Config *con
       config->data != state->data)
     return;
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
-  size_t *bounds = malloc((depth + 1) * sizeof *bounds);
-  if (!bounds)
-    abort();
+  size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
   /* Even split, the first stages taking the remainder. */
   size_t base = layers / depth, extra = layers % depth;
   bounds[0] = 0;
