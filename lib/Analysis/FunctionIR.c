@@ -144,9 +144,7 @@ static void indexBlockOps(IrFunction *function) {
     function->blocks[b].firstOp = offset;
     offset += function->blocks[b].numOps;
   }
-  function->blockOps = malloc((offset ? offset : 1) * sizeof *function->blockOps);
-  if (!function->blockOps)
-    abort();
+  function->blockOps = memoptAllocateZeroed(offset, sizeof *function->blockOps);
   for (size_t op = 0; op < function->numOps; ++op)
     function->blockOps[function->blocks[function->ops[op].block].firstOp +
                        function->ops[op].position] = op;
@@ -179,9 +177,7 @@ static void indexOperandsAndUses(Builder *builder) {
     function->values[v].numUses = 0;
   }
   function->numUsesTotal = offset;
-  function->uses = malloc((offset ? offset : 1) * sizeof *function->uses);
-  if (!function->uses)
-    abort();
+  function->uses = memoptAllocateZeroed(offset, sizeof *function->uses);
   for (size_t i = 0; i < function->numOperands; ++i) {
     size_t value = function->operands[i].value;
     if (value == MEMOPT_NO_INDEX)

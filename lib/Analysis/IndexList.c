@@ -24,9 +24,7 @@ void memoptIndexListDestroy(IrIndexList *list) {
 }
 
 IrVisitMarks memoptVisitMarksCreate(size_t size) {
-  IrVisitMarks marks = {calloc(size ? size : 1, sizeof(unsigned)), size, 0};
-  if (!marks.stamps)
-    abort();
+  IrVisitMarks marks = {memoptAllocateZeroed(size, sizeof(unsigned)), size, 0};
   return marks;
 }
 

@@ -175,9 +175,7 @@ static json_t *describeProfile(MlirOperation func, const MemoptMemoryProfile *pr
   json_object_set_new(peakObject, "live_bytes", jsonBytes(memoptMemoryProfileGetPeakBytes(profile)));
   json_object_set_new(peakObject, "unknown_size", json_boolean(anyUnknownSize(profile)));
   size_t numLive = memoptMemoryProfileGetLiveBuffers(profile, peak, NULL, 0);
-  size_t *live = malloc((numLive ? numLive : 1) * sizeof *live);
-  if (!live)
-    abort();
+  size_t *live = memoptAllocateZeroed(numLive, sizeof *live);
   memoptMemoryProfileGetLiveBuffers(profile, peak, live, numLive);
   json_t *liveArray = json_array();
   for (size_t i = 0; i < numLive; ++i)
@@ -253,9 +251,7 @@ static int compareNames(const void *a, const void *b) {
 
 static bool writeReport(const Report *report, MemoptStringBuffer *error) {
   size_t count = json_object_size(report->functions);
-  const char **names = malloc((count ? count : 1) * sizeof *names);
-  if (!names)
-    abort();
+  const char **names = memoptAllocateZeroed(count, sizeof *names);
   size_t i = 0;
   const char *key;
   json_t *value;
@@ -269,13 +265,14 @@ static bool writeReport(const Report *report, MemoptStringBuffer *error) {
   json_object_set_new(root, "functions", list);
   char *text = json_dumps(root, JSON_INDENT(2));
   json_decref(root);
-  if (!text)
-    abort();
+  if (!text) {
+    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON",
+                                   report->path);
+    return false;
+  }
   size_t length = strlen(text);
   /* End with a newline like every text file. */
-  char *withNewline = malloc(length + 2);
-  if (!withNewline)
-    abort();
+  char *withNewline = memoptAllocateZeroed(length + 2, 1);
   memcpy(withNewline, text, length);
   withNewline[length] = '\n';
   withNewline[length + 1] = '\0';

@@ -24,10 +24,8 @@ static size_t slotOf(const void *key, size_t capacity) {
 
 static void grow(MemoptPointerMap *map) {
   size_t capacity = map->capacity ? 2 * map->capacity : 64;
-  const void **keys = calloc(capacity, sizeof *keys);
-  size_t *values = malloc(capacity * sizeof *values);
-  if (!keys || !values)
-    abort();
+  const void **keys = memoptAllocateZeroed(capacity, sizeof *keys);
+  size_t *values = memoptAllocateZeroed(capacity, sizeof *values);
   for (size_t i = 0; i < map->capacity; ++i) {
     if (!map->keys[i])
       continue;

@@ -138,9 +138,7 @@ static void reportLiveBytes(MlirOperation func, const MemoptShapeSymbols *symbol
   }
   memoptPolynomialDestroy(previous);
   size_t count = memoptSymbolicPeakPositions(profile, symbols, NULL, 0);
-  size_t *positions = malloc((count ? count : 1) * sizeof *positions);
-  if (!positions)
-    abort();
+  size_t *positions = memoptAllocateZeroed(count, sizeof *positions);
   memoptSymbolicPeakPositions(profile, symbols, positions, count);
   MemoptStringBuffer message = memoptStringBufferCreate();
   memoptStringBufferAppendCString(&message, "peak candidates:");

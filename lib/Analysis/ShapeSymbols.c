@@ -205,9 +205,7 @@ static void visitLinalg(MemoptShapeSymbols *symbols, MlirOperation op, MlirAttri
   intptr_t loopCount = 0;
   if (operandCount > 0)
     loopCount = mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
-  size_t *loops = malloc((size_t)(loopCount ? loopCount : 1) * sizeof *loops);
-  if (!loops)
-    abort();
+  size_t *loops = memoptAllocateZeroed((size_t)loopCount, sizeof *loops);
   for (intptr_t j = 0; j < loopCount; ++j)
     loops[j] = MEMOPT_NO_INDEX;
   for (intptr_t i = 0; i < operandCount; ++i) {
@@ -594,10 +592,8 @@ MemoptShapeSymbols *memoptShapeSymbolsCreate(MlirOperation func, MemoptStringBuf
     for (intptr_t i = 0; i < mlirBlockGetNumArguments(entry); ++i)
       nodesOf(symbols, mlirBlockGetArgument(entry, i));
   mlirOperationWalk(func, visitCallback, symbols, MlirWalkPreOrder);
-  symbols->state = calloc(symbols->nodeCount ? symbols->nodeCount : 1, sizeof *symbols->state);
-  symbols->size = calloc(symbols->nodeCount ? symbols->nodeCount : 1, sizeof *symbols->size);
-  if (!symbols->state || !symbols->size)
-    abort();
+  symbols->state = memoptAllocateZeroed(symbols->nodeCount, sizeof *symbols->state);
+  symbols->size = memoptAllocateZeroed(symbols->nodeCount, sizeof *symbols->size);
   /* Only dimensions make symbols: an index value that sizes nothing (a loop
    * index) stays unresolved. */
   for (size_t node = 0; node < symbols->nodeCount; ++node)

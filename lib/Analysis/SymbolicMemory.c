@@ -14,9 +14,7 @@ MemoptPolynomial *memoptSymbolicBufferBytes(const MemoptShapeSymbols *symbols,
 MemoptPolynomial *memoptSymbolicLiveBytes(const MemoptMemoryProfile *profile,
                                           const MemoptShapeSymbols *symbols, size_t position) {
   size_t count = memoptMemoryProfileGetLiveBuffers(profile, position, NULL, 0);
-  size_t *buffers = malloc((count ? count : 1) * sizeof *buffers);
-  if (!buffers)
-    abort();
+  size_t *buffers = memoptAllocateZeroed(count, sizeof *buffers);
   memoptMemoryProfileGetLiveBuffers(profile, position, buffers, count);
   MemoptPolynomial *live =
       memoptPolynomialCreateConstant((int64_t)memoptMemoryProfileGetCalleeBytes(profile, position));
@@ -42,9 +40,7 @@ size_t memoptSymbolicPeakPositions(const MemoptMemoryProfile *profile,
                                    const MemoptShapeSymbols *symbols, size_t *positions,
                                    size_t capacity) {
   size_t positionCount = memoptMemoryProfileGetNumPositions(profile);
-  MemoptPolynomial **live = malloc((positionCount ? positionCount : 1) * sizeof *live);
-  if (!live)
-    abort();
+  MemoptPolynomial **live = memoptAllocateZeroed(positionCount, sizeof *live);
   for (size_t p = 0; p < positionCount; ++p)
     live[p] = memoptSymbolicLiveBytes(profile, symbols, p);
   size_t found = 0;

@@ -37,9 +37,7 @@ MemoptPolynomial *memoptPolynomialCreateConstant(int64_t value) {
   MemoptPolynomial *polynomial = allocate();
   if (value != 0) {
     Term term = {value, 0, {0}};
-    polynomial->terms = malloc(sizeof term);
-    if (!polynomial->terms)
-      abort();
+    polynomial->terms = memoptAllocateZeroed(1, sizeof term);
     polynomial->terms[0] = term;
     polynomial->count = polynomial->capacity = 1;
   }
@@ -63,9 +61,7 @@ MemoptPolynomial *memoptPolynomialClone(const MemoptPolynomial *polynomial) {
   MemoptPolynomial *copy = allocate();
   copy->invalid = polynomial->invalid;
   if (polynomial->count) {
-    copy->terms = malloc(polynomial->count * sizeof *copy->terms);
-    if (!copy->terms)
-      abort();
+    copy->terms = memoptAllocateZeroed(polynomial->count, sizeof *copy->terms);
     memcpy(copy->terms, polynomial->terms, polynomial->count * sizeof *copy->terms);
     copy->count = copy->capacity = polynomial->count;
   }

@@ -43,13 +43,11 @@ static Attempt runStages(MlirOperation func, const AutoChunkLimits *limits, uint
                          long long maxStages) {
   Attempt attempt = {.work = mlirOperationClone(func),
                      .peak = initialPeak,
-                     .choices = malloc(sizeof(AutoChunkChoice) * (size_t)maxStages),
-                     .peaksBefore = malloc(sizeof(uint64_t) * (size_t)maxStages),
-                     .messages = malloc(sizeof(char *) * (size_t)maxStages),
-                     .locations = malloc(sizeof(MlirLocation) * (size_t)maxStages),
+                     .choices = memoptAllocateZeroed((size_t)maxStages, sizeof(AutoChunkChoice)),
+                     .peaksBefore = memoptAllocateZeroed((size_t)maxStages, sizeof(uint64_t)),
+                     .messages = memoptAllocateZeroed((size_t)maxStages, sizeof(char *)),
+                     .locations = memoptAllocateZeroed((size_t)maxStages, sizeof(MlirLocation)),
                      .reason = memoptStringBufferCreate()};
-  if (!attempt.choices || !attempt.peaksBefore || !attempt.messages || !attempt.locations)
-    abort();
   mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, attempt.work);
   for (; attempt.stages < maxStages && attempt.peak > limits->budget; ++attempt.stages) {
     AutoChunkChoice choice;

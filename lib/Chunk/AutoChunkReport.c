@@ -56,9 +56,7 @@ void autoChunkReportDestroy(AutoChunkReport *report) {
 static Timeline timelineOf(const MemoptMemoryProfile *profile) {
   Timeline timeline;
   timeline.count = memoptMemoryProfileGetNumPositions(profile);
-  timeline.bytes = malloc((timeline.count ? timeline.count : 1) * sizeof *timeline.bytes);
-  if (!timeline.bytes)
-    abort();
+  timeline.bytes = memoptAllocateZeroed(timeline.count, sizeof *timeline.bytes);
   for (size_t i = 0; i < timeline.count; ++i)
     timeline.bytes[i] = memoptMemoryProfileGetLiveBytes(profile, i);
   timeline.peak = memoptMemoryProfileGetPeakBytes(profile);

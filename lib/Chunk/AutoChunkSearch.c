@@ -66,9 +66,7 @@ static MlirBlock blockOf(MlirOperation func, const AutoChunkChoice *choice) {
 /* The values `plan` slices, into a new array (the caller frees it). */
 static MlirValue *slicedInputs(const MemoptChunkPlan *plan) {
   intptr_t count = memoptChunkPlanNumInputs(plan);
-  MlirValue *inputs = malloc(sizeof *inputs * (size_t)(count ? count : 1));
-  if (!inputs)
-    abort();
+  MlirValue *inputs = memoptAllocateZeroed((size_t)count, sizeof *inputs);
   for (intptr_t i = 0; i < count; ++i) {
     int64_t dim;
     inputs[i] = memoptChunkPlanInput(plan, i, &dim);
@@ -593,10 +591,8 @@ static bool measureFunction(const LoweredFunction *lowered, intptr_t first, intp
   frame->positions = memoptMemoryProfileGetNumPositions(profile);
   frame->windowStart = mlirOperationIsNull(before) ? 0 : start + 1;
   frame->windowEnd = end;
-  frame->live = malloc(sizeof *frame->live * frame->positions);
-  frame->allocated = malloc(sizeof *frame->allocated * frame->positions);
-  if (!frame->live || !frame->allocated)
-    abort();
+  frame->live = memoptAllocateZeroed(frame->positions, sizeof *frame->live);
+  frame->allocated = memoptAllocateZeroed(frame->positions, sizeof *frame->allocated);
   for (size_t i = 0; i < frame->positions; ++i) {
     frame->live[i] = memoptMemoryProfileGetLiveBytes(profile, i);
     frame->allocated[i] = memoptMemoryProfileGetAllocatedBytes(profile, i);

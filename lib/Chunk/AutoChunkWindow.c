@@ -101,10 +101,8 @@ static void finishReturn(MlirOperation window, MlirBlock body, const ValueList *
   MlirStringRef typeName = mlirStringRefCreateFromCString("function_type");
   MlirType oldType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(window, typeName));
   intptr_t inputCount = mlirFunctionTypeGetNumInputs(oldType);
-  MlirType *inputs = malloc(sizeof *inputs * (size_t)(inputCount + 1));
-  MlirType *results = malloc(sizeof *results * (size_t)(returned.count + 1));
-  if (!inputs || !results)
-    abort();
+  MlirType *inputs = memoptAllocateZeroed((size_t)(inputCount + 1), sizeof *inputs);
+  MlirType *results = memoptAllocateZeroed((size_t)(returned.count + 1), sizeof *results);
   for (intptr_t i = 0; i < inputCount; ++i)
     inputs[i] = mlirFunctionTypeGetInput(oldType, i);
   for (intptr_t i = 0; i < returned.count; ++i)
@@ -173,9 +171,7 @@ MlirOperation autoChunkWindowCut(MlirOperation func, const MemoptMemoryProfile *
 
   /* The ops before the cut, to visit backwards: an op is only kept when
    * something after it still needs it. */
-  MlirOperation *before = malloc(sizeof *before * (size_t)(2 * first + 1));
-  if (!before)
-    abort();
+  MlirOperation *before = memoptAllocateZeroed((size_t)(2 * first + 1), sizeof *before);
   MlirOperation *originals = before + first;
   MlirOperation firstOp = mlirBlockGetFirstOperation(body);
   MlirOperation firstOriginal = mlirBlockGetFirstOperation(originalBody);

@@ -168,10 +168,8 @@ static void findErased(const Rederive *r, bool *erased) {
 /* Clones the decided ops before the range, redirects the range's reads and
  * erases the originals in `erased`; returns the clone count. */
 static intptr_t rewrite(Rederive *r, const bool *erased, intptr_t *first, intptr_t *last) {
-  Mapping mapping = {malloc(sizeof(MlirValue) * (size_t)r->count),
-                     malloc(sizeof(MlirValue) * (size_t)r->count), 0};
-  if (!mapping.from || !mapping.to)
-    abort();
+  Mapping mapping = {memoptAllocateZeroed((size_t)r->count, sizeof(MlirValue)),
+                     memoptAllocateZeroed((size_t)r->count, sizeof(MlirValue)), 0};
   MlirOperation anchor = r->ops[r->first];
   intptr_t clones = 0, erasedCount = 0;
   for (intptr_t i = r->from; i < r->first; ++i) {
@@ -204,9 +202,7 @@ static MlirOperation *blockOps(MlirBlock block, intptr_t *count) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++*count;
-  MlirOperation *ops = malloc(sizeof *ops * (size_t)(*count ? *count : 1));
-  if (!ops)
-    abort();
+  MlirOperation *ops = memoptAllocateZeroed((size_t)(*count), sizeof *ops);
   MlirOperation op = mlirBlockGetFirstOperation(block);
   for (intptr_t i = 0; i < *count; ++i, op = mlirOperationGetNextInBlock(op))
     ops[i] = op;

@@ -105,12 +105,10 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   intptr_t inputCount = memoptChunkPlanNumInputs(plan);
   intptr_t outputCount = memoptChunkPlanNumOutputs(plan);
   intptr_t slots = (inputCount > outputCount ? inputCount : outputCount) + 1;
-  MlirValue *values = malloc((size_t)slots * sizeof *values);
-  MlirType *types = malloc((size_t)slots * sizeof *types);
-  MlirLocation *locations = malloc((size_t)slots * sizeof *locations);
-  int64_t *dims = malloc((size_t)slots * sizeof *dims);
-  if (!values || !types || !locations || !dims)
-    abort();
+  MlirValue *values = memoptAllocateZeroed((size_t)slots, sizeof *values);
+  MlirType *types = memoptAllocateZeroed((size_t)slots, sizeof *types);
+  MlirLocation *locations = memoptAllocateZeroed((size_t)slots, sizeof *locations);
+  int64_t *dims = memoptAllocateZeroed((size_t)slots, sizeof *dims);
 
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString("chunk.region"), location);
@@ -235,9 +233,7 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
   }
   addChunkOffset(plan, body, location);
   intptr_t outputCount = memoptChunkPlanNumOutputs(plan);
-  MlirValue *outputs = malloc((size_t)(outputCount ? outputCount : 1) * sizeof *outputs);
-  if (!outputs)
-    abort();
+  MlirValue *outputs = memoptAllocateZeroed((size_t)outputCount, sizeof *outputs);
   for (intptr_t i = 0; i < outputCount; ++i) {
     int64_t dim;
     outputs[i] = memoptChunkPlanOutput(plan, i, &dim);

@@ -19,9 +19,7 @@ static void appendOperand(MemoptStringBuffer *out, MlirValue value, MlirAsmState
 
 static void reportOp(MlirOperation op) {
   intptr_t operandCount = mlirOperationGetNumOperands(op);
-  MemoptOperandFlow *flows = malloc((size_t)(operandCount ? operandCount : 1) * sizeof *flows);
-  if (!flows)
-    abort();
+  MemoptOperandFlow *flows = memoptAllocateZeroed((size_t)operandCount, sizeof *flows);
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
     MlirType type = mlirValueGetType(mlirOperationGetResult(op, r));
     if (!mlirTypeIsARankedTensor(type))

@@ -5,6 +5,8 @@
  * operandSegmentSizes counts the operands of each group. */
 #include "IR/Builders.h"
 
+#include "Support/Support.h"
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -117,9 +119,7 @@ MlirValue memoptBuildTensorCastIfNeeded(const MemoptBuilder *builder, MlirValue 
 
 MlirType memoptTensorTypeWithExtent(MlirType type, int64_t dim, int64_t extent) {
   intptr_t rank = mlirShapedTypeGetRank(type);
-  int64_t *shape = malloc(sizeof *shape * (size_t)rank);
-  if (!shape)
-    abort();
+  int64_t *shape = memoptAllocateZeroed((size_t)rank, sizeof *shape);
   for (intptr_t d = 0; d < rank; ++d)
     shape[d] = d == dim ? extent : mlirShapedTypeGetDimSize(type, d);
   MlirType result = mlirRankedTensorTypeGet(rank, shape, mlirShapedTypeGetElementType(type),
@@ -133,10 +133,8 @@ MlirValue memoptBuildSlice(const MemoptBuilder *builder, const char *opName,
                            const MemoptIndex *offsets, const MemoptIndex *sizes, intptr_t rank,
                            MlirType resultType) {
   MlirContext context = contextOf(builder);
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(leadingCount + 2 * rank));
-  int64_t *fixed = malloc(sizeof *fixed * (size_t)(3 * (rank ? rank : 1)));
-  if (!operands || !fixed)
-    abort();
+  MlirValue *operands = memoptAllocateZeroed((size_t)(leadingCount + 2 * rank), sizeof *operands);
+  int64_t *fixed = memoptAllocateZeroed(3 * (size_t)rank, sizeof *fixed);
   intptr_t count = 0;
   for (int32_t i = 0; i < leadingCount; ++i)
     operands[count++] = leading[i];
@@ -205,9 +203,7 @@ static MemoptIndex *sliceAlong(const MemoptBuilder *builder, MlirValue shapeSour
                                MlirValue offset, MemoptIndex size) {
   MlirType type = mlirValueGetType(shapeSource);
   intptr_t rank = mlirShapedTypeGetRank(type);
-  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
-  if (!indices)
-    abort();
+  MemoptIndex *indices = memoptAllocateZeroed(2 * (size_t)rank, sizeof *indices);
   for (intptr_t d = 0; d < rank; ++d) {
     indices[d] = d == dim ? memoptIndexDynamic(offset) : memoptIndexFixed(0);
     int64_t extent = mlirShapedTypeGetDimSize(type, d);
@@ -246,10 +242,8 @@ MlirOperation memoptBuildFor(const MemoptBuilder *builder, MlirValue lower, Mlir
                              MlirValue step, const MlirValue *inits, intptr_t initCount) {
   /* Block arguments: the induction variable, then one per loop-carried value. */
   intptr_t argumentCount = 1 + initCount;
-  MlirType *types = malloc(sizeof *types * (size_t)argumentCount);
-  MlirLocation *locations = malloc(sizeof *locations * (size_t)argumentCount);
-  if (!types || !locations)
-    abort();
+  MlirType *types = memoptAllocateZeroed((size_t)argumentCount, sizeof *types);
+  MlirLocation *locations = memoptAllocateZeroed((size_t)argumentCount, sizeof *locations);
   types[0] = mlirIndexTypeGet(contextOf(builder));
   locations[0] = builder->location;
   for (intptr_t i = 0; i < initCount; ++i) {
@@ -276,12 +270,10 @@ MlirOperation memoptForAppendIterArg(MlirOperation loop, MlirValue init) {
   intptr_t operandCount = mlirOperationGetNumOperands(loop);
   intptr_t resultCount = mlirOperationGetNumResults(loop);
   intptr_t attributeCount = mlirOperationGetNumAttributes(loop);
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(operandCount + 1));
-  MlirType *types = malloc(sizeof *types * (size_t)(resultCount + 1));
+  MlirValue *operands = memoptAllocateZeroed((size_t)(operandCount + 1), sizeof *operands);
+  MlirType *types = memoptAllocateZeroed((size_t)(resultCount + 1), sizeof *types);
   MlirNamedAttribute *attributes =
-      malloc(sizeof *attributes * (size_t)(attributeCount ? attributeCount : 1));
-  if (!operands || !types || !attributes)
-    abort();
+      memoptAllocateZeroed((size_t)attributeCount, sizeof *attributes);
   for (intptr_t i = 0; i < operandCount; ++i)
     operands[i] = mlirOperationGetOperand(loop, i);
   operands[operandCount] = init;
@@ -315,9 +307,7 @@ MlirOperation memoptForAppendIterArg(MlirOperation loop, MlirValue init) {
 
 void memoptTerminatorAppendOperand(MlirOperation terminator, MlirValue value) {
   intptr_t count = mlirOperationGetNumOperands(terminator);
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(count + 1));
-  if (!operands)
-    abort();
+  MlirValue *operands = memoptAllocateZeroed((size_t)(count + 1), sizeof *operands);
   for (intptr_t i = 0; i < count; ++i)
     operands[i] = mlirOperationGetOperand(terminator, i);
   operands[count] = value;

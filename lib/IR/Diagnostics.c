@@ -26,9 +26,7 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
     return memoptLocationPosition(mlirLocationCallSiteGetCallee(location), file, line, column);
   if (mlirLocationIsAFused(location)) {
     intptr_t count = mlirLocationFusedGetNumLocations(location);
-    MlirLocation *parts = malloc((size_t)(count ? count : 1) * sizeof *parts);
-    if (!parts)
-      abort();
+    MlirLocation *parts = memoptAllocateZeroed((size_t)count, sizeof *parts);
     mlirLocationFusedGetLocations(location, parts);
     bool found = false;
     for (intptr_t i = 0; i < count && !found; ++i)

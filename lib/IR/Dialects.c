@@ -51,9 +51,7 @@ static int compareNames(const void *a, const void *b) {
 void memoptListDialects(MemoptStringBuffer *out) {
   size_t memoptCount = sizeof dialectNames / sizeof *dialectNames;
   size_t count = memoptUpstreamDialectsCount + memoptCount;
-  const char **names = malloc(count * sizeof *names);
-  if (!names)
-    abort();
+  const char **names = memoptAllocateZeroed(count, sizeof *names);
   memcpy(names, memoptUpstreamDialects, memoptUpstreamDialectsCount * sizeof *names);
   memcpy(names + memoptUpstreamDialectsCount, dialectNames, memoptCount * sizeof *names);
   qsort(names, count, sizeof *names, compareNames);

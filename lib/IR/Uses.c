@@ -36,10 +36,8 @@ void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation s
   for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use))
     ++count;
-  MlirOperation *owners = malloc((size_t)(count ? count : 1) * sizeof *owners);
-  unsigned *numbers = malloc((size_t)(count ? count : 1) * sizeof *numbers);
-  if (!owners || !numbers)
-    abort();
+  MlirOperation *owners = memoptAllocateZeroed((size_t)count, sizeof *owners);
+  unsigned *numbers = memoptAllocateZeroed((size_t)count, sizeof *numbers);
   count = 0;
   for (MlirOpOperand use = mlirValueGetFirstUse(from); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use), ++count) {

@@ -198,10 +198,8 @@ static char *unwrapValue(const char *begin, const char *end) {
 }
 
 static MemoptPassOptions *createDefaults(const MemoptPassInfo *pass) {
-  MemoptPassOptions *options = calloc(1, sizeof *options);
-  OptionValue *values = calloc(pass->optionCount ? pass->optionCount : 1, sizeof *values);
-  if (!options || !values)
-    abort();
+  MemoptPassOptions *options = memoptAllocateZeroed(1, sizeof *options);
+  OptionValue *values = memoptAllocateZeroed(pass->optionCount, sizeof *values);
   options->pass = pass;
   options->values = values;
   return options;

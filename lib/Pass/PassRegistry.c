@@ -77,9 +77,7 @@ typedef struct PassInstance {
 } PassInstance;
 
 static PassInstance *createInstance(const MemoptPassInfo *info, const MemoptPassOptions *options) {
-  PassInstance *instance = malloc(sizeof *instance);
-  if (!instance)
-    abort();
+  PassInstance *instance = memoptAllocateZeroed(1, sizeof *instance);
   instance->info = info;
   instance->options = memoptPassOptionsClone(options);
   return instance;

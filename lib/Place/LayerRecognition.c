@@ -69,11 +69,9 @@ bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure) {
     ++count;
   /* The terminator is not part of any layer. */
   size_t numOps = count ? count - 1 : 0;
-  MlirOperation *ops = malloc((count ? count : 1) * sizeof *ops);
-  uint64_t *signatures = malloc((count ? count : 1) * sizeof *signatures);
-  size_t *opIndex = malloc((count ? count : 1) * sizeof *opIndex); /* signature -> op */
-  if (!ops || !signatures || !opIndex)
-    abort();
+  MlirOperation *ops = memoptAllocateZeroed(count, sizeof *ops);
+  uint64_t *signatures = memoptAllocateZeroed(count, sizeof *signatures);
+  size_t *opIndex = memoptAllocateZeroed(count, sizeof *opIndex); /* signature -> op */
   MemoptPointerMap position = memoptPointerMapCreate();
   size_t index = 0, numSignatures = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
@@ -130,9 +128,7 @@ bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure) {
   }
   structure->numOps = numOps;
   structure->count = repeats;
-  structure->bounds = malloc((repeats + 1) * sizeof *structure->bounds);
-  if (!structure->bounds)
-    abort();
+  structure->bounds = memoptAllocateZeroed(repeats + 1, sizeof *structure->bounds);
   if (bestCoverage)
     for (size_t i = 0; i <= repeats; ++i)
       structure->bounds[i] = opIndex[first + i * period];

@@ -19,9 +19,7 @@
 
 /* The longest path from each op to the end, its own duration included. */
 static double *tailLengths(const MemoptScheduleProblem *problem) {
-  double *tail = malloc((problem->count + 1) * sizeof *tail);
-  if (!tail)
-    abort();
+  double *tail = memoptAllocateZeroed(problem->count + 1, sizeof *tail);
   for (size_t i = 0; i < problem->count; ++i)
     tail[i] = problem->seconds[i];
   /* Edges go forward in op order (SSA), so one backward sweep suffices. */
@@ -35,11 +33,9 @@ static double *tailLengths(const MemoptScheduleProblem *problem) {
 double memoptScheduleList(const MemoptScheduleProblem *problem, double *starts) {
   size_t n = problem->count;
   double *tail = tailLengths(problem);
-  double *ready = calloc(n + 1, sizeof *ready); /* earliest start from dependences */
-  size_t *waiting = calloc(n + 1, sizeof *waiting);
-  bool *done = calloc(n + 1, sizeof *done);
-  if (!ready || !waiting || !done)
-    abort();
+  double *ready = memoptAllocateZeroed(n + 1, sizeof *ready); /* earliest start from dependences */
+  size_t *waiting = memoptAllocateZeroed(n + 1, sizeof *waiting);
+  bool *done = memoptAllocateZeroed(n + 1, sizeof *done);
   for (size_t e = 0; e < problem->edgeCount; ++e)
     ++waiting[problem->edges[e][1]];
   double unitFree[3] = {0, 0, 0};
@@ -133,9 +129,7 @@ double memoptScheduleSolve(const MemoptScheduleProblem *problem, double timeLimi
 
   bool *reach = precedence(problem);
   Ilp ilp = {problem, NULL, 0, 1e4 / total, starts, false};
-  ilp.pairs = malloc((n * n / 2 + 1) * sizeof *ilp.pairs);
-  if (!ilp.pairs)
-    abort();
+  ilp.pairs = memoptAllocateZeroed(n * n / 2 + 1, sizeof *ilp.pairs);
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j)
       if (problem->units[i] != MemoptOpUnitNone && problem->units[i] == problem->units[j] &&
@@ -266,10 +260,8 @@ bool memoptSegmentScheduleProblem(MlirOperation func, size_t first, size_t count
                                   double batchScale, MemoptScheduleProblem *problem,
                                   MemoptStringBuffer *reason) {
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  double *seconds = calloc(count + 1, sizeof *seconds);
-  MemoptOpUnit *units = calloc(count + 1, sizeof *units);
-  if (!seconds || !units)
-    abort();
+  double *seconds = memoptAllocateZeroed(count + 1, sizeof *seconds);
+  MemoptOpUnit *units = memoptAllocateZeroed(count + 1, sizeof *units);
   MemoptPointerMap position = memoptPointerMapCreate();
   EdgeCollector collector = {block, &position, first, count, 0, NULL, 0, 0};
   MlirOperation op = mlirBlockGetFirstOperation(block);

@@ -83,9 +83,7 @@ static void reportSchedule(MlirOperation func, size_t first, size_t count,
   double sequential = 0;
   for (size_t i = 0; i < problem.count; ++i)
     sequential += problem.seconds[i];
-  double *starts = malloc((problem.count + 1) * sizeof *starts);
-  if (!starts)
-    abort();
+  double *starts = memoptAllocateZeroed(problem.count + 1, sizeof *starts);
   double list = memoptScheduleList(&problem, starts);
   MemoptScheduleStatus status;
   double solved =

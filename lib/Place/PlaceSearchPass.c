@@ -186,9 +186,7 @@ static bool scheduleSegment(MlirOperation func, size_t first, size_t count, size
   if (!memoptSegmentScheduleProblem(func, first, count, dataArguments, accelerator, scale,
                                     &problem, reason))
     return false;
-  double *starts = malloc((problem.count + 1) * sizeof *starts);
-  if (!starts)
-    abort();
+  double *starts = memoptAllocateZeroed(problem.count + 1, sizeof *starts);
   MemoptScheduleStatus status;
   *seconds = strcmp(schedule, "list") == 0
                  ? memoptScheduleList(&problem, starts)
@@ -208,11 +206,9 @@ static bool buildProblem(const Model *model, const Cluster *cluster,
   size_t count = 0;
   for (int64_t m = 1; m <= maxMicrobatch; m *= 2)
     ++count;
-  storage->microbatches = malloc(count * sizeof *storage->microbatches);
-  storage->seconds = calloc(3 * count, sizeof *storage->seconds);
-  storage->layers = calloc(model->problemLayers, sizeof *storage->layers);
-  if (!storage->microbatches || !storage->seconds || !storage->layers)
-    abort();
+  storage->microbatches = memoptAllocateZeroed(count, sizeof *storage->microbatches);
+  storage->seconds = memoptAllocateZeroed(3 * count, sizeof *storage->seconds);
+  storage->layers = memoptAllocateZeroed(model->problemLayers, sizeof *storage->layers);
   count = 0;
   for (int64_t m = 1; m <= maxMicrobatch; m *= 2)
     storage->microbatches[count++] = m;
@@ -385,16 +381,12 @@ static bool emitStages(const Model *model, const MemoptPlacementPlan *plan, cons
   MlirOperation func = model->func;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   size_t numOps = model->structure.numOps;
-  MlirOperation *ops = malloc((numOps + 1) * sizeof *ops);
-  if (!ops)
-    abort();
+  MlirOperation *ops = memoptAllocateZeroed(numOps + 1, sizeof *ops);
   MlirOperation op = mlirBlockGetFirstOperation(body);
   for (size_t i = 0; i <= numOps; ++i, op = mlirOperationGetNextInBlock(op))
     ops[i] = op; /* ops[numOps] is the terminator */
   bool materialized = model->layers == model->structure.count;
-  size_t *firsts = malloc((plan->stageCount + 1) * sizeof *firsts);
-  if (!firsts)
-    abort();
+  size_t *firsts = memoptAllocateZeroed(plan->stageCount + 1, sizeof *firsts);
   for (size_t s = 0; s < plan->stageCount && materialized; ++s) {
     size_t first, end, unused;
     opRangeOf(model, plan->stages[s].firstLayer, &first, &unused);
@@ -448,8 +440,10 @@ static json_t *describePlan(const MemoptPlacementPlan *plan, const Cluster *clus
 
 static bool writeReport(const char *path, json_t *root, MemoptStringBuffer *error) {
   char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-  if (!text)
-    abort();
+  if (!text) {
+    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON", path);
+    return false;
+  }
   MemoptStringBuffer file = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&file, "%s\n", text);
   free(text);
@@ -560,9 +554,7 @@ static Candidate *architectureCandidates(const Model *model, const MemoptAcceler
                                          size_t dataArguments, size_t *count) {
   const MemoptLayerStructure *s = &model->structure;
   size_t capacity = 64, found = 0;
-  Candidate *candidates = malloc(capacity * sizeof *candidates);
-  if (!candidates)
-    abort();
+  Candidate *candidates = memoptAllocateZeroed(capacity, sizeof *candidates);
   MemoptStringBuffer reason = memoptStringBufferCreate();
   for (int64_t tensorCores = 1; tensorCores <= 64; tensorCores *= 2)
     for (int64_t vectorCores = 1; vectorCores <= 64; vectorCores *= 2)
@@ -586,9 +578,7 @@ static Candidate *architectureCandidates(const Model *model, const MemoptAcceler
                                               dataArguments, &config, 1 / model->irBatch, &problem,
                                               &reason))
               continue;
-            double *starts = malloc((problem.count + 1) * sizeof *starts);
-            if (!starts)
-              abort();
+            double *starts = memoptAllocateZeroed(problem.count + 1, sizeof *starts);
             double seconds = memoptScheduleList(&problem, starts);
             free(starts);
             memoptScheduleProblemDestroy(&problem);

@@ -153,9 +153,7 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   /* Constants are cloned into the function instead of passed: they
    * go to the end of the list, the arguments stay first, in order. */
   intptr_t arguments = 0;
-  MlirValue *ordered = malloc((size_t)(captures.count + 1) * sizeof *ordered);
-  if (!ordered)
-    abort();
+  MlirValue *ordered = memoptAllocateZeroed((size_t)(captures.count + 1), sizeof *ordered);
   for (intptr_t k = 0; k < captures.count; ++k)
     if (!isConstant(captures.values[k]))
       ordered[arguments++] = captures.values[k];
@@ -168,11 +166,9 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   MlirOperation yield = mlirBlockGetTerminator(stageBody);
   intptr_t results = mlirOperationGetNumResults(stage);
 
-  MlirType *inputTypes = malloc((size_t)(arguments + 1) * sizeof *inputTypes);
-  MlirLocation *locations = malloc((size_t)(arguments + 1) * sizeof *locations);
-  MlirType *resultTypes = malloc((size_t)(results + 1) * sizeof *resultTypes);
-  if (!inputTypes || !locations || !resultTypes)
-    abort();
+  MlirType *inputTypes = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *inputTypes);
+  MlirLocation *locations = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *locations);
+  MlirType *resultTypes = memoptAllocateZeroed((size_t)(results + 1), sizeof *resultTypes);
   for (intptr_t k = 0; k < arguments; ++k) {
     inputTypes[k] = mlirValueGetType(captures.values[k]);
     locations[k] = location;
@@ -220,9 +216,7 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
     op = next;
   }
   MlirOperationState returnState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), location);
-  MlirValue *yielded = malloc((size_t)(results + 1) * sizeof *yielded);
-  if (!yielded)
-    abort();
+  MlirValue *yielded = memoptAllocateZeroed((size_t)(results + 1), sizeof *yielded);
   for (intptr_t r = 0; r < results; ++r)
     yielded[r] = mlirOperationGetOperand(yield, r);
   mlirOperationStateAddOperands(&returnState, results, yielded);

@@ -94,10 +94,8 @@ static bool buildGraph(MlirOperation func, Node **nodesOut, size_t *countOut,
   size_t bufferCount = memoptMemoryProfileGetNumBuffers(profile);
   size_t positions = memoptMemoryProfileGetNumPositions(profile);
   GraphBuild build = {profile, NULL, 0, 0, NULL, NULL, NULL, 0, MEMOPT_NO_INDEX, true};
-  build.currentNode = malloc((bufferCount ? bufferCount : 1) * sizeof *build.currentNode);
-  build.readSinceWrite = calloc(bufferCount ? bufferCount : 1, sizeof *build.readSinceWrite);
-  if (!build.currentNode || !build.readSinceWrite)
-    abort();
+  build.currentNode = memoptAllocateZeroed(bufferCount, sizeof *build.currentNode);
+  build.readSinceWrite = memoptAllocateZeroed(bufferCount, sizeof *build.readSinceWrite);
   for (size_t b = 0; b < bufferCount; ++b) {
     build.currentNode[b] = MEMOPT_NO_INDEX;
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
@@ -154,11 +152,9 @@ static bool buildGraph(MlirOperation func, Node **nodesOut, size_t *countOut,
   /* Program order of the last writers is topological: a version read by a
    * node is complete before that node's writer reads it (a later write
    * starts a new version). */
-  size_t *order = malloc((build.count ? build.count : 1) * sizeof *order);
-  size_t *rank = malloc((build.count ? build.count : 1) * sizeof *rank);
-  Node *sorted = malloc((build.count ? build.count : 1) * sizeof *sorted);
-  if (!order || !rank || !sorted)
-    abort();
+  size_t *order = memoptAllocateZeroed(build.count, sizeof *order);
+  size_t *rank = memoptAllocateZeroed(build.count, sizeof *rank);
+  Node *sorted = memoptAllocateZeroed(build.count, sizeof *sorted);
   for (size_t n = 0; n < build.count; ++n)
     order[n] = n;
   sortNodesByLast = build.nodes;

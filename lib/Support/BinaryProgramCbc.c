@@ -17,21 +17,17 @@ bool memoptBinaryProgramSolveCbc(const MemoptBinaryProgram *program, double time
   *solution = (MemoptIlpSolution){.status = MemoptIlpNoSolutionInTime, .bound = NAN};
   size_t columns = program->columnCount, rows = program->rowCount;
   const MemoptSparseMatrix *matrix = &program->matrix;
-  CoinBigIndex *starts = calloc(columns + 1, sizeof *starts);
-  int *rowIndices = malloc((matrix->count ? matrix->count : 1) * sizeof *rowIndices);
-  double *values = malloc((matrix->count ? matrix->count : 1) * sizeof *values);
-  double *rowLower = malloc((rows ? rows : 1) * sizeof *rowLower);
-  if (!starts || !rowIndices || !values || !rowLower)
-    abort();
+  CoinBigIndex *starts = memoptAllocateZeroed(columns + 1, sizeof *starts);
+  int *rowIndices = memoptAllocateZeroed(matrix->count, sizeof *rowIndices);
+  double *values = memoptAllocateZeroed(matrix->count, sizeof *values);
+  double *rowLower = memoptAllocateZeroed(rows, sizeof *rowLower);
   /* Counting sort of the entries by column: starts[c + 1] counts column c,
    * then prefix sums; `fill` tracks where the next entry of each goes. */
   for (size_t k = 1; k <= matrix->count; ++k)
     ++starts[matrix->columns[k]];
   for (size_t c = 1; c <= columns; ++c)
     starts[c] += starts[c - 1];
-  CoinBigIndex *fill = malloc((columns ? columns : 1) * sizeof *fill);
-  if (!fill)
-    abort();
+  CoinBigIndex *fill = memoptAllocateZeroed(columns, sizeof *fill);
   for (size_t c = 0; c < columns; ++c)
     fill[c] = starts[c];
   for (size_t k = 1; k <= matrix->count; ++k) {
@@ -79,9 +75,7 @@ bool memoptBinaryProgramSolveCbc(const MemoptBinaryProgram *program, double time
                                : MemoptIlpProvenOptimal;
       else
         solution->status = MemoptIlpFeasibleInTime;
-      solution->values = malloc((columns + 1) * sizeof *solution->values);
-      if (!solution->values)
-        abort();
+      solution->values = memoptAllocateZeroed(columns + 1, sizeof *solution->values);
       solution->values[0] = 0;
       for (size_t c = 0; c < columns; ++c)
         solution->values[c + 1] = best[c];

@@ -59,9 +59,7 @@ bool memoptBinaryProgramSolveGlpk(const MemoptBinaryProgram *program, double tim
     solution->objective = glp_mip_obj_val(problem);
     if (solution->status == MemoptIlpProvenOptimal)
       solution->bound = solution->objective;
-    solution->values = malloc((program->columnCount + 1) * sizeof *solution->values);
-    if (!solution->values)
-      abort();
+    solution->values = memoptAllocateZeroed(program->columnCount + 1, sizeof *solution->values);
     solution->values[0] = 0;
     for (int c = 1; c <= columns; ++c)
       solution->values[c] = glp_mip_col_val(problem, c);

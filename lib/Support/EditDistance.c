@@ -9,9 +9,7 @@
 
 size_t memoptEditDistance(const char *a, const char *b) {
   size_t n = strlen(a), m = strlen(b);
-  size_t *row = malloc((m + 1) * sizeof *row);
-  if (!row)
-    abort();
+  size_t *row = memoptAllocateZeroed(m + 1, sizeof *row);
   for (size_t j = 0; j <= m; ++j)
     row[j] = j;
   for (size_t i = 1; i <= n; ++i) {
@@ -38,9 +36,7 @@ bool memoptStartsWith(const char *string, const char *prefix) {
 }
 
 char *memoptStrndup(const char *string, size_t length) {
-  char *copy = malloc(length + 1);
-  if (!copy)
-    abort();
+  char *copy = memoptAllocateZeroed(length + 1, 1);
   memcpy(copy, string, length);
   copy[length] = '\0';
   return copy;

@@ -1,5 +1,5 @@
-/* Growable NUL-terminated strings. Allocation failure aborts: memopt cannot
- * do anything useful without memory, and every caller would do the same. */
+/* Growable NUL-terminated strings, grown by memoptGrowArray (which aborts
+ * when memory runs out). */
 #include "Support/Support.h"
 
 #include <stdio.h>
@@ -17,19 +17,7 @@ void memoptStringBufferDestroy(MemoptStringBuffer *buffer) {
 }
 
 static void reserve(MemoptStringBuffer *buffer, size_t extra) {
-  size_t needed = buffer->length + extra + 1;
-  if (needed <= buffer->capacity)
-    return;
-  size_t capacity = buffer->capacity ? buffer->capacity : 64;
-  while (capacity < needed)
-    capacity *= 2;
-  char *data = realloc(buffer->data, capacity);
-  if (!data) {
-    fputs("memopt: out of memory\n", stderr);
-    abort();
-  }
-  buffer->data = data;
-  buffer->capacity = capacity;
+  buffer->data = memoptGrowArray(buffer->data, &buffer->capacity, buffer->length + extra + 1, 1);
 }
 
 void memoptStringBufferAppend(MemoptStringBuffer *buffer, const char *bytes, size_t length) {

@@ -55,11 +55,15 @@ const char *memoptStringBufferGet(const MemoptStringBuffer *buffer);
 char *memoptStringBufferRelease(MemoptStringBuffer *buffer);
 
 /*===------------------------------------------------------------------===*
- * Heap arrays (each aborts when memory runs out)
+ * Heap arrays (each reports and aborts when memory runs out, unless named Try)
  *===------------------------------------------------------------------===*/
 
 /// Returns `count` zeroed items of `size` bytes (one when `count` is 0); the caller frees it.
 void *memoptAllocateZeroed(size_t count, size_t size);
+
+/// Like memoptAllocateZeroed, but returns NULL when `count * size` overflows or memory runs out:
+/// only for sizes the input chooses, where the caller has a fallback.
+void *memoptTryAllocateZeroed(size_t count, size_t size);
 
 /// Returns `items` resized to `count` items of `size` bytes (one when `count` is 0).
 void *memoptReallocArray(void *items, size_t count, size_t size);

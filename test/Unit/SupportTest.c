@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,43 @@ static void heapArraysGrowAndZero(void **state) {
   items = memoptReallocArray(items, 3, sizeof *items);
   assert_int_equal(items[2], 2);
   free(items);
+}
+
+/* Requests whose byte count does not fit in size_t: the Try variant answers
+ * NULL, the others report on stderr and abort (checked in a child). */
+static void overflowingAllocation(int which) {
+  size_t capacity = SIZE_MAX / 2 + 1;
+  if (which == 0)
+    memoptAllocateZeroed(SIZE_MAX / 2 + 1, 2);
+  else if (which == 1)
+    memoptReallocArray(NULL, SIZE_MAX / 8 + 1, 8);
+  else
+    memoptGrowArray(NULL, &capacity, SIZE_MAX, 1);
+}
+
+static void heapArraysRefuseOverflow(void **state) {
+  assert_null(memoptTryAllocateZeroed(SIZE_MAX / 2 + 1, 2));
+  assert_null(memoptTryAllocateZeroed(2, SIZE_MAX / 2 + 1));
+  for (int which = 0; which < 3; ++which) {
+    int pipeEnds[2];
+    assert_int_equal(pipe(pipeEnds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+      dup2(pipeEnds[1], STDERR_FILENO);
+      overflowingAllocation(which);
+      _exit(0);
+    }
+    close(pipeEnds[1]);
+    char message[256] = {0};
+    ssize_t length = read(pipeEnds[0], message, sizeof message - 1);
+    close(pipeEnds[0]);
+    int status;
+    waitpid(child, &status, 0);
+    assert_true(length > 0);
+    assert_non_null(strstr(message, "memopt: out of memory"));
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+  }
 }
 
 /* The divisors of `n` by trial division up to its square root, ascending. */
@@ -336,6 +374,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(stringBufferReleaseTransfersOwnership),
       cmocka_unit_test(editDistanceCountsEdits),
       cmocka_unit_test(heapArraysGrowAndZero),
+      cmocka_unit_test(heapArraysRefuseOverflow),
       cmocka_unit_test(numbersParseStrictly),
       cmocka_unit_test(divisorsMatchTrialDivision),
       cmocka_unit_test(divisorsOfLargePrimesAndSemiprimes),

@@ -34,9 +34,7 @@ static int64_t randomExtent(Rng *rng, int maxDim) {
 }
 
 static int addValue(FuzzProgram *program, FuzzValue value) {
-  program->values = realloc(program->values, (program->valueCount + 1) * sizeof(FuzzValue));
-  if (!program->values)
-    abort();
+  program->values = memoptReallocArray(program->values, program->valueCount + 1, sizeof(FuzzValue));
   program->values[program->valueCount] = value;
   return (int)program->valueCount++;
 }
@@ -115,9 +113,7 @@ static Want anyValue(int minRank, int maxRank) {
 static void addNode(FuzzProgram *program, FuzzNode node, FuzzValue result) {
   result.producer = (int)program->nodeCount;
   node.result = addValue(program, result);
-  program->nodes = realloc(program->nodes, (program->nodeCount + 1) * sizeof(FuzzNode));
-  if (!program->nodes)
-    abort();
+  program->nodes = memoptReallocArray(program->nodes, program->nodeCount + 1, sizeof(FuzzNode));
   program->nodes[program->nodeCount++] = node;
 }
 

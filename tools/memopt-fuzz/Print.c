@@ -342,10 +342,8 @@ static void printNode(const FuzzProgram *program, const FuzzNode *node, const Na
 
 void fuzzProgramPrint(const FuzzProgram *program, const bool *dropped, MemoptStringBuffer *out) {
   size_t valueCount = program->valueCount;
-  Names names = {calloc(valueCount ? valueCount : 1, sizeof(int))};
-  bool *used = calloc(valueCount ? valueCount : 1, sizeof(bool));
-  if (!names.argumentNumber || !used)
-    abort();
+  Names names = {memoptAllocateZeroed(valueCount, sizeof(int))};
+  bool *used = memoptAllocateZeroed(valueCount, sizeof(bool));
   for (size_t n = 0; n < program->nodeCount; ++n)
     for (int k = 0; k < FUZZ_MAX_OPERANDS && !(dropped && dropped[n]); ++k)
       if (program->nodes[n].operands[k] >= 0)

@@ -48,9 +48,7 @@ static MlirAttribute generatedElements(MlirType type, long long seed, size_t num
   if (!isFloat && width != 64 && width != 32 && width != 16 && width != 8 && width != 1)
     return (MlirAttribute){NULL};
   size_t elementSize = mlirTypeIsAF64(element) || width == 64 ? 8 : 4;
-  void *values = malloc((size_t)(count > 0 ? count : 1) * elementSize);
-  if (!values)
-    abort();
+  void *values = memoptAllocateZeroed((size_t)count, elementSize);
   for (int64_t l = 0; l < count; ++l) {
     if (mlirTypeIsAF64(element))
       ((double *)values)[l] = harnessFloatInputValue(seed, number, l);
@@ -77,17 +75,13 @@ static MlirAttribute generatedElements(MlirType type, long long seed, size_t num
     /* Narrow the generated values (all below 16) to the element width. */
     int32_t *wide = values;
     if (width == 16) {
-      int16_t *narrow = malloc((size_t)(n > 0 ? n : 1) * sizeof *narrow);
-      if (!narrow)
-        abort();
+      int16_t *narrow = memoptAllocateZeroed((size_t)n, sizeof *narrow);
       for (intptr_t i = 0; i < n; ++i)
         narrow[i] = (int16_t)wide[i];
       result = mlirDenseElementsAttrInt16Get(type, n, narrow);
       free(narrow);
     } else {
-      int8_t *narrow = malloc((size_t)(n > 0 ? n : 1) * sizeof *narrow);
-      if (!narrow)
-        abort();
+      int8_t *narrow = memoptAllocateZeroed((size_t)n, sizeof *narrow);
       for (intptr_t i = 0; i < n; ++i)
         narrow[i] = (int8_t)wide[i];
       result = mlirDenseElementsAttrInt8Get(type, n, narrow);

@@ -3,7 +3,6 @@
  * are computed (e.g. never d loss / d image), as a framework would. */
 #include "Tape.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -503,11 +502,7 @@ void zooBackward(ZooEmitter *e, ZooValue loss, int count, const ZooValue *params
   }
   tape->recording = false;
   Backward b = {e, tape, NULL, e->nameCount};
-  b.grads = malloc(sizeof(ZooValue) * (size_t)(b.gradCount ? b.gradCount : 1));
-  if (!b.grads) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  b.grads = memoptAllocateZeroed((size_t)b.gradCount, sizeof(ZooValue));
   for (int i = 0; i < b.gradCount; ++i)
     b.grads[i] = zooNoValue();
   zooLine(e, "// ---- backward ----");

@@ -21,13 +21,9 @@ static void *growArray(void *array, int *capacity, int needed, size_t elementSiz
   int newCapacity = *capacity ? *capacity : 16;
   while (newCapacity < needed)
     newCapacity *= 2;
-  void *grown = realloc(array, (size_t)newCapacity * elementSize);
-  if (!grown) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  array = memoptReallocArray(array, (size_t)newCapacity, elementSize);
   *capacity = newCapacity;
-  return grown;
+  return array;
 }
 
 static char *ownString(ZooEmitter *e, char *string) {
@@ -202,7 +198,7 @@ ZooValue zooNewValue(ZooEmitter *e, const char *hint, ZooElementType type, int r
   value.rank = rank;
   for (int i = 0; i < rank; ++i)
     value.dims[i] = dims[i];
-  char *name = malloc(strlen(hint) + 24);
+  char *name = memoptAllocateZeroed(strlen(hint) + 24, 1);
   sprintf(name, "%%%s.%u", hint, e->nextSuffix++);
   value.id = addName(e, name);
   checkTensorSize(e, value);
@@ -283,7 +279,7 @@ int zooDeclareSymbol(ZooEmitter *e, const char *name, long long nominal) {
   }
   ZooSymbol *symbol = &e->symbols[e->symbolCount];
   /* `%<name>.size`: the dot keeps it apart from argument names. */
-  symbol->name = malloc(strlen(name) + 8);
+  symbol->name = memoptAllocateZeroed(strlen(name) + 8, 1);
   sprintf(symbol->name, "%%%s.size", name);
   symbol->argumentIndex = -1;
   symbol->argumentDim = 0;

@@ -4,16 +4,11 @@
  * rules, as in every training framework, rather than chains of tiny nodes. */
 #include "Tape.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 ZooTape *zooTapeCreate(void) {
-  ZooTape *tape = calloc(1, sizeof *tape);
-  if (!tape) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  ZooTape *tape = memoptAllocateZeroed(1, sizeof *tape);
   tape->recording = true;
   return tape;
 }
@@ -30,11 +25,7 @@ void zooTapeNoteValue(ZooTape *tape, int id) {
   int capacity = tape->valueCapacity ? tape->valueCapacity : 256;
   while (capacity <= id)
     capacity *= 2;
-  bool *grown = realloc(tape->requiresGrad, (size_t)capacity * sizeof(bool));
-  if (!grown) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  bool *grown = memoptReallocArray(tape->requiresGrad, (size_t)capacity, sizeof(bool));
   memset(grown + tape->valueCapacity, 0, (size_t)(capacity - tape->valueCapacity) * sizeof(bool));
   tape->requiresGrad = grown;
   tape->valueCapacity = capacity;
@@ -63,11 +54,7 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
     return NULL;
   if (tape->nodeCount == tape->nodeCapacity) {
     int capacity = tape->nodeCapacity ? tape->nodeCapacity * 2 : 256;
-    ZooNode *grown = realloc(tape->nodes, (size_t)capacity * sizeof(ZooNode));
-    if (!grown) {
-      fputs("memopt-zoo: out of memory\n", stderr);
-      abort();
-    }
+    ZooNode *grown = memoptReallocArray(tape->nodes, (size_t)capacity, sizeof(ZooNode));
     tape->nodes = grown;
     tape->nodeCapacity = capacity;
   }

@@ -81,9 +81,8 @@ static void groupCost(const MemoptLayerGraph *graph, size_t first, size_t last, 
     *list = (MemoptGroupBuffers){.count = 0};
   /* Groups are short (spm-pin-fuse allows at most 256 layers). */
   int64_t stackRows[256];
-  int64_t *rows = last - first < 256 ? stackRows : malloc((last - first + 1) * sizeof *rows);
-  if (!rows)
-    abort();
+  int64_t *rows =
+      last - first < 256 ? stackRows : memoptAllocateZeroed(last - first + 1, sizeof *rows);
   int64_t tiles = memoptLayerGraphHalo(graph, first, last, tileRows, rows);
   uint64_t loadPerTile = 0, storeTotal = 0, macsPerTile = 0, weightBytes = 0;
   uint64_t transfersPerTile = 0, weightTransfers = 0, buffers = 0, pinnedBytes = 0;

@@ -103,9 +103,7 @@ static bool evaluateAffine(Run *run, MlirOperation op, int64_t *result) {
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("map")));
   intptr_t dimCount = mlirAffineMapGetNumDims(map);
   intptr_t operands = mlirOperationGetNumOperands(op);
-  int64_t *values = malloc(sizeof *values * (size_t)(operands > 0 ? operands : 1));
-  if (!values)
-    abort();
+  int64_t *values = memoptAllocateZeroed((size_t)operands, sizeof *values);
   bool ok = true;
   for (intptr_t i = 0; i < operands && ok; ++i)
     ok = valueOf(run, mlirOperationGetOperand(op, i), &values[i]);
@@ -253,9 +251,7 @@ static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
   MlirAttribute staticSizes =
       mlirOperationGetAttributeByName(site, mlirStringRefCreateFromCString("static_sizes"));
   intptr_t rank = mlirDenseArrayGetNumElements(staticSizes);
-  int64_t *sizes = malloc(sizeof *sizes * (size_t)(rank ? rank : 1));
-  if (!sizes)
-    abort();
+  int64_t *sizes = memoptAllocateZeroed((size_t)rank, sizeof *sizes);
   bool ok = sliceOperands(run, site, 1, sizes);
   for (intptr_t d = 0; ok && d < rank; ++d)
     size *= sizes[d];
@@ -392,9 +388,7 @@ bool spmCountCopies(const SpmLowering *lowering, SpmCopyTotals *totals) {
  * `box`; false, with the run marked unknown, when some index cannot be
  * evaluated or a stride is not 1. */
 static bool unitStrideBox(Run *run, MlirOperation slice, intptr_t rank, int64_t *box) {
-  int64_t *strides = malloc(sizeof *strides * (size_t)(rank ? rank : 1));
-  if (!strides)
-    abort();
+  int64_t *strides = memoptAllocateZeroed((size_t)rank, sizeof *strides);
   bool ok = sliceOperands(run, slice, 0, box) && sliceOperands(run, slice, 1, box + rank) &&
             sliceOperands(run, slice, 2, strides);
   for (intptr_t d = 0; ok && d < rank; ++d)
@@ -430,9 +424,7 @@ static void coverSlice(Run *run, MlirOperation slice, int64_t tag) {
   (void)tag;
   Coverage *coverage = run->userData;
   intptr_t rank = coverage->rank;
-  int64_t *box = malloc(sizeof *box * (size_t)(3 * (rank ? rank : 1)));
-  if (!box)
-    abort();
+  int64_t *box = memoptAllocateZeroed(3 * (size_t)rank, sizeof *box);
   int64_t *offsets = box, *sizes = box + rank, *index = box + 2 * rank;
   bool ok = unitStrideBox(run, slice, rank, box);
   for (intptr_t d = 0; ok && d < rank; ++d) /* inside the source */
@@ -466,15 +458,16 @@ bool spmSliceCoversSource(MlirOperation nest, MlirOperation slice) {
       mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(result))
     return false;
   intptr_t rank = mlirShapedTypeGetRank(source);
-  int64_t *shape = malloc(sizeof *shape * (size_t)(rank ? rank : 1));
-  if (!shape)
-    abort();
+  int64_t *shape = memoptAllocateZeroed((size_t)rank, sizeof *shape);
   size_t elements = 1;
+  bool countable = true;
   for (intptr_t d = 0; d < rank; ++d) {
     shape[d] = mlirShapedTypeGetDimSize(source, d);
-    elements *= (size_t)shape[d];
+    countable = countable && !__builtin_mul_overflow(elements, (size_t)shape[d], &elements);
   }
-  Coverage coverage = {shape, rank, calloc(elements ? elements : 1, 1)};
+  /* The source's size comes from the input: when a flag per element does not
+   * fit in memory, the slice counts as not covering it (the safe answer). */
+  Coverage coverage = {shape, rank, countable ? memoptTryAllocateZeroed(elements, 1) : NULL};
   bool covers = coverage.covered != NULL && runSites(nest, &slice, 1, coverSlice, &coverage);
   for (size_t i = 0; covers && i < elements; ++i)
     covers = coverage.covered[i];
@@ -497,9 +490,7 @@ typedef struct Containment {
 static void checkContainment(Run *run, MlirOperation slice, int64_t tag) {
   Containment *containment = run->userData;
   intptr_t rank = containment->rank;
-  int64_t *box = malloc(sizeof *box * (size_t)(2 * (rank ? rank : 1)));
-  if (!box)
-    abort();
+  int64_t *box = memoptAllocateZeroed(2 * (size_t)rank, sizeof *box);
   bool known = unitStrideBox(run, slice, rank, box);
   if (known && tag == 0) {
     memcpy(containment->outer, box, sizeof *box * (size_t)(2 * rank));
@@ -519,10 +510,8 @@ bool spmSliceContains(MlirOperation nest, MlirOperation outer, MlirOperation inn
   if (rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(outer, 0))) ||
       rank != mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(inner, 0))))
     return false;
-  Containment containment = {rank, malloc(sizeof(int64_t) * (size_t)(2 * (rank ? rank : 1))), false,
+  Containment containment = {rank, memoptAllocateZeroed(2 * (size_t)rank, sizeof(int64_t)), false,
                              true};
-  if (!containment.outer)
-    abort();
   MlirOperation sites[] = {outer, inner};
   bool contained =
       runSites(nest, sites, 2, checkContainment, &containment) && containment.contained;

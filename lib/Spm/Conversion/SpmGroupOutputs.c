@@ -122,9 +122,7 @@ static MlirValue storeTile(MlirOperation terminator, MlirValue tile, MlirValue c
   /* The slice has unit strides: spmSliceCoversSource checked them. */
   MlirType type = mlirValueGetType(carried);
   intptr_t rank = mlirShapedTypeGetRank(type);
-  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
-  if (!indices)
-    abort();
+  MemoptIndex *indices = memoptAllocateZeroed(2 * (size_t)rank, sizeof *indices);
   for (intptr_t d = 0; d < rank; ++d) {
     indices[d] = memoptSliceIndex(slice, 0, d);
     indices[rank + d] = memoptSliceIndex(slice, 1, d);
@@ -165,9 +163,7 @@ static void yieldFromNest(MlirOperation *nest, intptr_t loops, MlirOperation til
 }
 
 void spmYieldFusedOutputs(MlirOperation tiledRoot, MlirBlock block, intptr_t loops) {
-  MlirOperation *nest = malloc(sizeof *nest * (size_t)loops);
-  if (!nest)
-    abort();
+  MlirOperation *nest = memoptAllocateZeroed((size_t)loops, sizeof *nest);
   nest[loops - 1] = mlirOperationGetParentOperation(tiledRoot);
   for (intptr_t k = loops - 2; k >= 0; --k)
     nest[k] = mlirOperationGetParentOperation(nest[k + 1]);

@@ -230,9 +230,7 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
   MlirValue result = mlirOperationGetResult(op, 0);
   MlirType type = mlirValueGetType(result);
   intptr_t rank = mlirShapedTypeGetRank(type);
-  MlirValue *sizes = malloc(sizeof *sizes * (size_t)(2 * rank + 1));
-  if (!sizes)
-    abort();
+  MlirValue *sizes = memoptAllocateZeroed((size_t)(2 * rank + 1), sizeof *sizes);
   MlirValue *lows = sizes + rank;
   intptr_t dynamicCount = 0;
   if (memoptOperationIsA(op, "tensor.generate")) {
@@ -263,9 +261,7 @@ static void fillInScratchpad(MlirOperation op, const SpmLowering *lowering) {
     /* insert_slice source into filled at lows, sizes of the source. */
     MlirValue source = mlirOperationGetOperand(op, 0);
     MlirType sourceType = mlirValueGetType(source);
-    MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * rank + 1));
-    if (!indices)
-      abort();
+    MemoptIndex *indices = memoptAllocateZeroed((size_t)(2 * rank + 1), sizeof *indices);
     for (intptr_t d = 0; d < rank; ++d) {
       indices[d] = memoptIndexDynamic(lows[d]);
       indices[rank + d] = mlirShapedTypeIsDynamicDim(sourceType, d)
@@ -288,9 +284,7 @@ static void sliceFromOuter(MlirOperation inner, MlirOperation outer) {
   MemoptBuilder builder = memoptBuilderBefore(inner);
   MlirValue result = mlirOperationGetResult(inner, 0);
   intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(result));
-  MemoptIndex *indices = malloc(sizeof *indices * (size_t)(2 * (rank ? rank : 1)));
-  if (!indices)
-    abort();
+  MemoptIndex *indices = memoptAllocateZeroed(2 * (size_t)rank, sizeof *indices);
   for (intptr_t d = 0; d < rank; ++d) {
     MemoptIndex from = memoptSliceIndex(inner, 0, d), base = memoptSliceIndex(outer, 0, d);
     indices[d] = memoptIndexIsFixed(from) && memoptIndexIsFixed(base)

@@ -93,9 +93,7 @@ static MlirOperation lastOp(MlirOperation group, MlirAttribute *tile) {
   if (!mlirShapedTypeHasStaticShape(type))
     return last;
   intptr_t rank = mlirShapedTypeGetRank(type);
-  int64_t *whole = malloc(sizeof *whole * (size_t)(rank ? rank : 1));
-  if (!whole)
-    abort();
+  int64_t *whole = memoptAllocateZeroed((size_t)rank, sizeof *whole);
   for (intptr_t d = 0; d < rank; ++d)
     whole[d] = mlirShapedTypeGetDimSize(type, d);
   *tile = mlirDenseI64ArrayGet(mlirOperationGetContext(group), rank, whole);
@@ -263,9 +261,7 @@ static void freshUnreadDestinations(MlirOperation op) {
 static size_t tagProducers(MlirOperation root, MlirBlock block) {
   MlirContext context = mlirOperationGetContext(root);
   size_t count = 0, capacity = 16, tagged = 0;
-  MlirOperation *stack = malloc(sizeof *stack * capacity);
-  if (!stack)
-    abort();
+  MlirOperation *stack = memoptAllocateZeroed(capacity, sizeof *stack);
   stack[count++] = root;
   while (count > 0) {
     MlirOperation op = stack[--count];
@@ -406,9 +402,7 @@ static intptr_t tileSizes(MlirOperation root, MlirAttribute tile, int64_t **size
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(root);
   intptr_t count =
       mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
-  *sizes = calloc((size_t)(count > 0 ? count : 1), sizeof **sizes);
-  if (!*sizes)
-    abort();
+  *sizes = memoptAllocateZeroed((size_t)count, sizeof **sizes);
   MlirType output = mlirValueGetType(mlirOperationGetResult(root, 0));
   *loops = 0;
   intptr_t rank = mlirShapedTypeGetRank(output);

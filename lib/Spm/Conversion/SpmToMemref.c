@@ -123,9 +123,7 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
   MlirContext context = mlirOperationGetContext(pin);
   MlirType tensorType = mlirValueGetType(mlirOperationGetResult(pin, 0));
   intptr_t rank = mlirShapedTypeGetRank(tensorType);
-  int64_t *shape = malloc(sizeof *shape * (size_t)(rank > 0 ? rank : 1));
-  if (!shape)
-    abort();
+  int64_t *shape = memoptAllocateZeroed((size_t)rank, sizeof *shape);
   for (intptr_t d = 0; d < rank; ++d)
     shape[d] = mlirShapedTypeGetDimSize(tensorType, d);
   MlirType viewType = mlirMemRefTypeGet(mlirShapedTypeGetElementType(tensorType), rank, shape,

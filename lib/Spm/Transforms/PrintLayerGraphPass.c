@@ -54,10 +54,8 @@ static void describeLayer(const MemoptLayerGraph *graph, size_t index) {
 /* The halo and cost of the group first..last at `tileRows` rows per tile. */
 static void describeGroup(const MemoptLayerGraph *graph, size_t first, size_t last,
                           int64_t tileRows, const MemoptSpmTarget *target) {
-  int64_t *rows = malloc((last - first + 1) * sizeof *rows);
-  bool *pinned = calloc(memoptLayerGraphCount(graph), sizeof *pinned);
-  if (!rows || !pinned)
-    abort();
+  int64_t *rows = memoptAllocateZeroed(last - first + 1, sizeof *rows);
+  bool *pinned = memoptAllocateZeroed(memoptLayerGraphCount(graph), sizeof *pinned);
   int64_t tiles = memoptLayerGraphHalo(graph, first, last, tileRows, rows);
   MemoptGroupCost cost;
   memoptGroupCost(graph, first, last, tileRows, pinned, target, &cost);

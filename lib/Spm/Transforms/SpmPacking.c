@@ -40,11 +40,9 @@ static int byOffset(const void *a, const void *b) {
 bool spmPackPinned(const MemoptLayerGraph *graph, const MemoptSpmTarget *target, SpmPlan *plan,
                    uint64_t capacity) {
   size_t count = memoptLayerGraphCount(graph);
-  size_t *groupOf = calloc(count ? count : 1, sizeof *groupOf);
-  Interval *intervals = calloc(count ? count : 1, sizeof *intervals);
-  uint64_t(*taken)[2] = calloc(count ? count : 1, sizeof *taken);
-  if (!groupOf || !intervals || !taken)
-    abort();
+  size_t *groupOf = memoptAllocateZeroed(count, sizeof *groupOf);
+  Interval *intervals = memoptAllocateZeroed(count, sizeof *intervals);
+  uint64_t(*taken)[2] = memoptAllocateZeroed(count, sizeof *taken);
   for (size_t g = 0; g < plan->groupCount; ++g)
     for (size_t l = plan->groups[g].first; l <= plan->groups[g].last; ++l)
       groupOf[l] = g;
@@ -87,10 +85,8 @@ bool spmPackPinned(const MemoptLayerGraph *graph, const MemoptSpmTarget *target,
    * span gaps (it is loaded in as many transfers). */
   MemoptSpmTarget reduced = *target;
   reduced.spmBytes = plan->capacityUsed;
-  MemoptGroupBuffers *buffers = malloc(sizeof *buffers);
-  uint64_t *gaps = malloc((pinnedCount + 1) * sizeof *gaps);
-  if (!buffers || !gaps)
-    abort();
+  MemoptGroupBuffers *buffers = memoptAllocateZeroed(1, sizeof *buffers);
+  uint64_t *gaps = memoptAllocateZeroed(pinnedCount + 1, sizeof *gaps);
   bool fits = true;
   for (size_t g = 0; g < plan->groupCount && fits; ++g) {
     size_t takenCount = 0;

@@ -97,9 +97,7 @@ static bool buildGroup(const MemoptLayerGraph *graph, const SpmPlan *plan, const
 
   /* The ops in between that stay outside, in order, before moving the group's. */
   size_t betweenCount = 0, betweenCapacity = 16;
-  MlirOperation *between = malloc(betweenCapacity * sizeof *between);
-  if (!between)
-    abort();
+  MlirOperation *between = memoptAllocateZeroed(betweenCapacity, sizeof *between);
   for (MlirOperation op = firstOwned; !mlirOperationEqual(op, groupOp);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     if (inGroup(graph, group, op)) {

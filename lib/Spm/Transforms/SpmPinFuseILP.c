@@ -82,7 +82,7 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
   const MemoptSpmTarget *target = &reduced;
   size_t count = memoptLayerGraphCount(graph);
   size_t maxGroup = options->strategy == SpmStrategyPinOnly ? 1 : options->maxGroupLayers;
-  bool *pinned = calloc(count ? count : 1, sizeof *pinned);
+  bool *pinned = memoptAllocateZeroed(count, sizeof *pinned);
   Candidate *candidates = NULL;
   size_t candidateCount = 0, candidateCapacity = 0;
   int64_t tiles[64];
@@ -197,11 +197,9 @@ bool spmSolveILP(const MemoptLayerGraph *graph, const MemoptSpmTarget *fullTarge
                                    options->ilpTimeLimitSeconds, candidateCount);
   } else {
     memset(plan, 0, sizeof *plan);
-    plan->pinned = calloc(count ? count : 1, sizeof *plan->pinned);
-    plan->offsets = calloc(count ? count : 1, sizeof *plan->offsets);
-    plan->groups = calloc(count ? count : 1, sizeof *plan->groups);
-    if (!plan->pinned || !plan->offsets || !plan->groups)
-      abort();
+    plan->pinned = memoptAllocateZeroed(count, sizeof *plan->pinned);
+    plan->offsets = memoptAllocateZeroed(count, sizeof *plan->offsets);
+    plan->groups = memoptAllocateZeroed(count, sizeof *plan->groups);
     /* Candidates are ordered by first layer, so groups come out in order. */
     for (size_t c = 0; c < candidateCount; ++c) {
       if (glp_mip_col_val(problem, xBase + (int)c) < 0.5)

@@ -13,9 +13,7 @@ struct SpmReport {
 };
 
 SpmReport *spmReportCreate(const MemoptSpmTarget *target) {
-  SpmReport *report = malloc(sizeof *report);
-  if (!report)
-    abort();
+  SpmReport *report = memoptAllocateZeroed(1, sizeof *report);
   report->functions = json_array();
   report->root = json_pack(
       "{s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "target", "spm_bytes", (json_int_t)target->spmBytes,
@@ -68,8 +66,10 @@ void spmReportAddFunction(SpmReport *report, const char *name, const char *strat
 
 bool spmReportWrite(const SpmReport *report, const char *path, MemoptStringBuffer *error) {
   char *text = json_dumps(report->root, JSON_INDENT(2));
-  if (!text)
-    abort();
+  if (!text) {
+    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON", path);
+    return false;
+  }
   MemoptStringBuffer content = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&content, "%s\n", text);
   free(text);
