@@ -496,7 +496,7 @@ static void nodeBackward(Backward *b, const ZooNode *node, ZooValue dy) {
 }
 
 void zooBackward(ZooEmitter *e, ZooValue loss, int count, const ZooValue *params, ZooValue *grads) {
-  ZooTape *tape = e->tape;
+  ZooTape *tape = zooTapeOf(e);
   if (!tape) {
     zooFail(e, "internal: backward without a tape");
     return;

@@ -6,7 +6,6 @@
  * `%<name>` made of letters, digits and '_', dynamic sizes `%<symbol>.size`,
  * index constants are `%c<n>`, and
  * values inside linalg.generic bodies are `%in<n>`, `%out<n>`, `%t<n>`. */
-#include "Autodiff.h"
 #include "Emitter.h"
 
 #include <limits.h>
@@ -102,11 +101,16 @@ void zooEmitterDestroy(ZooEmitter *e) {
   free(e->arguments);
   free(e->sizeCache);
   free(e->constantCache);
-  if (e->tape)
-    zooTapeDestroy(e->tape);
   memoptStringBufferDestroy(&e->body);
   memoptStringBufferDestroy(&e->error);
   memset(e, 0, sizeof *e);
+}
+
+void zooEmitterObserve(ZooEmitter *e, ZooValueObserver observer) { e->observer = observer; }
+
+static void notifyObserver(ZooEmitter *e, int id, bool isParameter) {
+  if (e->observer.valueCreated)
+    e->observer.valueCreated(e->observer.context, id, isParameter);
 }
 
 void zooFail(ZooEmitter *e, const char *format, ...) {
@@ -206,8 +210,7 @@ ZooValue zooNewValue(ZooEmitter *e, const char *hint, ZooElementType type, int r
   sprintf(name, "%%%s.%u", hint, e->nextSuffix++);
   value.id = addName(e, name);
   checkTensorSize(e, value);
-  if (e->tape)
-    zooTapeNoteValue(e->tape, value.id);
+  notifyObserver(e, value.id, false);
   return value;
 }
 
@@ -261,11 +264,7 @@ ZooValue zooArgument(ZooEmitter *e, const char *name, ZooElementType type, int r
     value.dims[i] = dims[i];
   value.id = addName(e, memoptStringBufferRelease(&unique));
   checkTensorSize(e, value);
-  if (e->tape) {
-    zooTapeNoteValue(e->tape, value.id);
-    if (isParameter)
-      zooTapeMarkRequiresGrad(e->tape, value.id);
-  }
+  notifyObserver(e, value.id, isParameter);
   e->arguments = growArray(e->arguments, &e->argumentCapacity, e->argumentCount + 1,
                            sizeof(ZooArgument));
   ZooArgument *argument = &e->arguments[e->argumentCount++];

@@ -112,7 +112,13 @@ typedef struct ZooConstantCacheEntry {
   char *name;
 } ZooConstantCacheEntry;
 
-struct ZooTape;
+/* Told of every value the emitter creates, so that a layer built on the
+ * emitter (the tape of Autodiff.h) can keep per-value state while the emitter
+ * knows nothing of it. */
+typedef struct ZooValueObserver {
+  void (*valueCreated)(void *context, int id, bool isParameter); /* NULL: no observer */
+  void *context; /* handed back to valueCreated; not owned by the emitter */
+} ZooValueObserver;
 
 typedef struct ZooEmitter {
   MemoptStringBuffer body; /* the current function's body */
@@ -133,7 +139,7 @@ typedef struct ZooEmitter {
 
   ZooElementType floatType; /* the model's --dtype */
   long long maxTensorBytes; /* tensors above this are a user error */
-  struct ZooTape *tape;     /* non-NULL while recording a training step */
+  ZooValueObserver observer; /* told of each new value (see zooEmitterObserve) */
 
   bool failed;
   MemoptStringBuffer error;
@@ -142,8 +148,11 @@ typedef struct ZooEmitter {
 /// Initializes an emitter for models of float type `floatType`.
 void zooEmitterInit(ZooEmitter *e, ZooElementType floatType);
 
-/// Frees everything the emitter owns (including an attached tape).
+/// Frees everything the emitter owns (not its observer's context).
 void zooEmitterDestroy(ZooEmitter *e);
+
+/// Makes `observer` the one told of every value created from now on (replacing any other).
+void zooEmitterObserve(ZooEmitter *e, ZooValueObserver observer);
 
 /// Records an error (printf-style) unless one is recorded already.
 void zooFail(ZooEmitter *e, const char *format, ...) __attribute__((format(printf, 2, 3)));

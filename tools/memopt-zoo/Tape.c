@@ -8,23 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-ZooTape *zooTapeCreate(void) {
-  ZooTape *tape = calloc(1, sizeof *tape);
-  if (!tape) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
-  tape->recording = true;
-  return tape;
-}
-
-void zooTapeDestroy(ZooTape *tape) {
-  free(tape->nodes);
-  free(tape->requiresGrad);
-  free(tape);
-}
-
-void zooTapeNoteValue(ZooTape *tape, int id) {
+/* Makes room for value `id` in the tape's per-value tables. */
+static void noteValue(ZooTape *tape, int id) {
   if (id < tape->valueCapacity)
     return;
   int capacity = tape->valueCapacity ? tape->valueCapacity : 256;
@@ -40,9 +25,41 @@ void zooTapeNoteValue(ZooTape *tape, int id) {
   tape->valueCapacity = capacity;
 }
 
-void zooTapeMarkRequiresGrad(ZooTape *tape, int id) {
-  zooTapeNoteValue(tape, id);
+static void markRequiresGrad(ZooTape *tape, int id) {
+  noteValue(tape, id);
   tape->requiresGrad[id] = true;
+}
+
+/* The emitter's observer callback: a parameter argument requires a gradient. */
+static void valueCreated(void *context, int id, bool isParameter) {
+  ZooTape *tape = context;
+  noteValue(tape, id);
+  if (isParameter)
+    markRequiresGrad(tape, id);
+}
+
+ZooTape *zooTapeCreate(ZooEmitter *e) {
+  ZooTape *tape = calloc(1, sizeof *tape);
+  if (!tape) {
+    fputs("memopt-zoo: out of memory\n", stderr);
+    abort();
+  }
+  tape->emitter = e;
+  tape->recording = true;
+  zooEmitterObserve(e, (ZooValueObserver){valueCreated, tape});
+  return tape;
+}
+
+void zooTapeDestroy(ZooTape *tape) {
+  if (zooTapeOf(tape->emitter) == tape)
+    zooEmitterObserve(tape->emitter, (ZooValueObserver){NULL, NULL});
+  free(tape->nodes);
+  free(tape->requiresGrad);
+  free(tape);
+}
+
+ZooTape *zooTapeOf(const ZooEmitter *e) {
+  return e->observer.valueCreated == valueCreated ? e->observer.context : NULL;
 }
 
 bool zooTapeRequiresGrad(const ZooTape *tape, int id) {
@@ -53,7 +70,7 @@ bool zooTapeRequiresGrad(const ZooTape *tape, int id) {
  * the next record) so the caller can fill in the kind-specific fields. */
 static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const ZooValue *inputs,
                        ZooValue output) {
-  ZooTape *tape = e->tape;
+  ZooTape *tape = zooTapeOf(e);
   if (!tape || !tape->recording)
     return NULL;
   bool needed = false;
@@ -79,7 +96,7 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
     node->inputs[i] = inputs[i];
   node->output = output;
   node->saved[0] = node->saved[1] = zooNoValue();
-  zooTapeMarkRequiresGrad(tape, output.id);
+  markRequiresGrad(tape, output.id);
   return node;
 }
 
