@@ -503,11 +503,7 @@ void zooBackward(ZooEmitter *e, ZooValue loss, int count, const ZooValue *params
   }
   tape->recording = false;
   Backward b = {e, tape, NULL, e->nameCount};
-  b.grads = malloc(sizeof(ZooValue) * (size_t)(b.gradCount ? b.gradCount : 1));
-  if (!b.grads) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  b.grads = memoptAllocateZeroed((size_t)b.gradCount, sizeof(ZooValue));
   for (int i = 0; i < b.gradCount; ++i)
     b.grads[i] = zooNoValue();
   zooLine(e, "// ---- backward ----");

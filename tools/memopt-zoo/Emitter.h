@@ -123,19 +123,24 @@ typedef struct ZooValueObserver {
 typedef struct ZooEmitter {
   MemoptStringBuffer body; /* the current function's body */
   char **names;            /* SSA name of every value id */
-  int nameCount, nameCapacity;
+  int nameCount;
+  size_t nameCapacity;
   char **strings; /* scratch strings owned until destroy */
-  int stringCount, stringCapacity;
+  int stringCount;
+  size_t stringCapacity;
   unsigned nextSuffix;
 
   ZooArgument *arguments; /* the current function's arguments, in order */
-  int argumentCount, argumentCapacity;
+  int argumentCount;
+  size_t argumentCapacity;
   ZooSymbol symbols[ZOO_MAX_SYMBOLS];
   int symbolCount;
   ZooSizeCacheEntry *sizeCache;
-  int sizeCacheCount, sizeCacheCapacity;
+  int sizeCacheCount;
+  size_t sizeCacheCapacity;
   ZooConstantCacheEntry *constantCache;
-  int constantCacheCount, constantCacheCapacity;
+  int constantCacheCount;
+  size_t constantCacheCapacity;
 
   ZooElementType floatType; /* the model's --dtype */
   long long maxTensorBytes; /* tensors above this are a user error */

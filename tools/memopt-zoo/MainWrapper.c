@@ -214,9 +214,9 @@ static void gradientCheck(ZooEmitter *e, const ZooEntrySignature *entry, const Z
     return;
   }
   ZooValue eps = scalarOp(e, "eps", loss, squares, epsilonBody);
-  ZooValue *plus = malloc(sizeof(ZooValue) * (size_t)n);
-  ZooValue *minus = malloc(sizeof(ZooValue) * (size_t)n);
-  ZooValue *outcome = malloc(sizeof(ZooValue) * (size_t)entry->resultCount);
+  ZooValue *plus = memoptAllocateZeroed((size_t)n, sizeof(ZooValue));
+  ZooValue *minus = memoptAllocateZeroed((size_t)n, sizeof(ZooValue));
+  ZooValue *outcome = memoptAllocateZeroed((size_t)entry->resultCount, sizeof(ZooValue));
   gradient = 1;
   for (int i = 0; i < n; ++i) {
     plus[i] = minus[i] = filled[i];
@@ -243,9 +243,9 @@ static void gradientCheck(ZooEmitter *e, const ZooEntrySignature *entry, const Z
 void zooEmitMain(ZooEmitter *e, MemoptStringBuffer *module, const ZooEntrySignature *entry) {
   zooFunctionBegin(e);
   int n = entry->argumentCount;
-  ZooValue *filled = malloc(sizeof(ZooValue) * (size_t)(n ? n : 1));
-  ZooValue *passed = malloc(sizeof(ZooValue) * (size_t)(n ? n : 1));
-  ZooValue *results = malloc(sizeof(ZooValue) * (size_t)entry->resultCount);
+  ZooValue *filled = memoptAllocateZeroed((size_t)n, sizeof(ZooValue));
+  ZooValue *passed = memoptAllocateZeroed((size_t)n, sizeof(ZooValue));
+  ZooValue *results = memoptAllocateZeroed((size_t)entry->resultCount, sizeof(ZooValue));
   for (int i = 0; i < n; ++i) {
     filled[i] = fillArgument(e, &entry->arguments[i], i, entry->symbolValues);
     passed[i] = isDynamic(&entry->arguments[i].value)

@@ -10,19 +10,10 @@
 
 /* Makes room for value `id` in the tape's per-value tables. */
 static void noteValue(ZooTape *tape, int id) {
-  if (id < tape->valueCapacity)
-    return;
-  int capacity = tape->valueCapacity ? tape->valueCapacity : 256;
-  while (capacity <= id)
-    capacity *= 2;
-  bool *grown = realloc(tape->requiresGrad, (size_t)capacity * sizeof(bool));
-  if (!grown) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
-  memset(grown + tape->valueCapacity, 0, (size_t)(capacity - tape->valueCapacity) * sizeof(bool));
-  tape->requiresGrad = grown;
-  tape->valueCapacity = capacity;
+  size_t oldCapacity = tape->valueCapacity;
+  tape->requiresGrad =
+      memoptGrowArray(tape->requiresGrad, &tape->valueCapacity, (size_t)id + 1, sizeof(bool));
+  memset(tape->requiresGrad + oldCapacity, 0, (tape->valueCapacity - oldCapacity) * sizeof(bool));
 }
 
 static void markRequiresGrad(ZooTape *tape, int id) {
@@ -39,11 +30,7 @@ static void valueCreated(void *context, int id, bool isParameter) {
 }
 
 ZooTape *zooTapeCreate(ZooEmitter *e) {
-  ZooTape *tape = calloc(1, sizeof *tape);
-  if (!tape) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  ZooTape *tape = memoptAllocateZeroed(1, sizeof *tape);
   tape->emitter = e;
   tape->recording = true;
   zooEmitterObserve(e, (ZooValueObserver){valueCreated, tape});
@@ -63,7 +50,7 @@ ZooTape *zooTapeOf(const ZooEmitter *e) {
 }
 
 bool zooTapeRequiresGrad(const ZooTape *tape, int id) {
-  return id >= 0 && id < tape->valueCapacity && tape->requiresGrad[id];
+  return id >= 0 && (size_t)id < tape->valueCapacity && tape->requiresGrad[id];
 }
 
 /* Records a node when some input needs a gradient; returns it (valid until
@@ -78,16 +65,8 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
     needed = needed || zooTapeRequiresGrad(tape, inputs[i].id);
   if (!needed)
     return NULL;
-  if (tape->nodeCount == tape->nodeCapacity) {
-    int capacity = tape->nodeCapacity ? tape->nodeCapacity * 2 : 256;
-    ZooNode *grown = realloc(tape->nodes, (size_t)capacity * sizeof(ZooNode));
-    if (!grown) {
-      fputs("memopt-zoo: out of memory\n", stderr);
-      abort();
-    }
-    tape->nodes = grown;
-    tape->nodeCapacity = capacity;
-  }
+  tape->nodes = memoptGrowArray(tape->nodes, &tape->nodeCapacity, (size_t)tape->nodeCount + 1,
+                                sizeof(ZooNode));
   ZooNode *node = &tape->nodes[tape->nodeCount++];
   memset(node, 0, sizeof *node);
   node->kind = kind;

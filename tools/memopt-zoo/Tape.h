@@ -50,9 +50,10 @@ typedef struct ZooNode {
 struct ZooTape {
   ZooEmitter *emitter; /* the emitter observed */
   ZooNode *nodes;
-  int nodeCount, nodeCapacity;
+  int nodeCount;
+  size_t nodeCapacity;
   bool *requiresGrad; /* indexed by value id */
-  int valueCapacity;
+  size_t valueCapacity;
   bool recording;
 };
 

@@ -132,11 +132,8 @@ void zooBuildUNet(ZooEmitter *e, const ZooOptions *o, ZooModelOutputs *out) {
   temb = zooLinear(e, "temb_dense1", zooPointwise(e, ZOO_SILU, temb), 4 * base, true);
 
   /* Skip connections, pushed on the way down and popped on the way up. */
-  ZooValue *skips = malloc(sizeof(ZooValue) * (size_t)(1 + (int)o->levels * (o->layers + 1)));
-  if (!skips) {
-    fputs("memopt-zoo: out of memory\n", stderr);
-    abort();
-  }
+  ZooValue *skips =
+      memoptAllocateZeroed((size_t)(1 + (int)o->levels * (o->layers + 1)), sizeof(ZooValue));
   int skipCount = 0;
   ZooValue h = zooConvolution(e, "conv_in", x, base, 3, 1, true);
   skips[skipCount++] = h;
