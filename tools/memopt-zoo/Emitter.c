@@ -128,6 +128,10 @@ void zooFail(ZooEmitter *e, const char *format, ...) {
 
 bool zooEmitterFailed(const ZooEmitter *e) { return e->failed; }
 
+const char *zooTakeString(ZooEmitter *e, MemoptStringBuffer *text) {
+  return ownString(e, memoptStringBufferRelease(text));
+}
+
 const char *zooFormat(ZooEmitter *e, const char *format, ...) {
   va_list args;
   va_start(args, format);
@@ -154,7 +158,7 @@ const char *zooType(ZooEmitter *e, ZooValue value) {
       memoptStringBufferAppendCString(&text, "?x");
   }
   memoptStringBufferAppendFormat(&text, "%s>", zooElementName(value));
-  return ownString(e, memoptStringBufferRelease(&text));
+  return zooTakeString(e, &text);
 }
 
 static int addName(ZooEmitter *e, char *name) {

@@ -77,6 +77,12 @@ ZooValue zooNoValue(void);
 /// Returns true unless `value` is the "no value" marker.
 bool zooHasValue(ZooValue value);
 
+/// Returns the product of the extents of `value` along the dims in `axes` (bit i = dim i).
+ZooSize zooSizeOfAxes(ZooValue value, unsigned axes);
+
+/// Writes to `kept` the dims of a rank-`rank` tensor that are not in `axes`; returns their number.
+int zooKeptDims(int rank, unsigned axes, int *kept);
+
 /* How @main fills an entry argument (see MainWrapper.c). */
 typedef enum ZooFillKind {
   ZOO_FILL_WAVE,    /* offset + scale * sin(0.37 * i + seed), i the linear index */
@@ -167,6 +173,9 @@ bool zooEmitterFailed(const ZooEmitter *e);
 
 /// Returns a scratch copy of printf-formatted text, owned by the emitter.
 const char *zooFormat(ZooEmitter *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/// Hands the contents of `text` to the emitter (leaving `text` empty) and returns them.
+const char *zooTakeString(ZooEmitter *e, MemoptStringBuffer *text);
 
 /// Returns the SSA name ("%q_12") of a value.
 const char *zooName(const ZooEmitter *e, ZooValue value);

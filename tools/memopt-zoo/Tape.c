@@ -79,23 +79,6 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
   return node;
 }
 
-/* The dims of a rank-`rank` tensor that are not in `axes`. */
-static int keptDims(int rank, unsigned axes, int *kept) {
-  int count = 0;
-  for (int i = 0; i < rank; ++i)
-    if (!((axes >> i) & 1u))
-      kept[count++] = i;
-  return count;
-}
-
-static ZooSize productOfAxes(const ZooValue *x, unsigned axes) {
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < x->rank; ++i)
-    if ((axes >> i) & 1u)
-      count = zooSizeMul(count, x->dims[i]);
-  return count;
-}
-
 ZooValue zooContraction(ZooEmitter *e, ZooContractionKind kind, ZooValue a, bool transposeA,
                         ZooValue b, bool transposeB) {
   static const char *const hints[] = {"mm", "bmm", "mm", "mm"};
@@ -193,7 +176,7 @@ ZooValue zooReduceSum(ZooEmitter *e, ZooValue x, unsigned axes) {
 }
 
 ZooValue zooMean(ZooEmitter *e, ZooValue x, unsigned axes) {
-  ZooSize count = productOfAxes(&x, axes);
+  ZooSize count = zooSizeOfAxes(x, axes);
   return zooScaleBy(e, zooReduceSum(e, x, axes), zooReciprocalOfSize(e, count, x.type));
 }
 
@@ -263,9 +246,9 @@ ZooValue zooNormalize(ZooEmitter *e, ZooValue x, const ZooNormSpec *spec, ZooVal
   const char *t = zooElementName(x);
   const char *identity = zooMapOf(e, x.rank, NULL);
   int kept[ZOO_MAX_RANK];
-  int keptCount = keptDims(x.rank, spec->axes, kept);
+  int keptCount = zooKeptDims(x.rank, spec->axes, kept);
   const char *statsMap = zooMapOf(e, keptCount, kept);
-  const char *inverseCount = zooReciprocalOfSize(e, productOfAxes(&x, spec->axes), x.type);
+  const char *inverseCount = zooReciprocalOfSize(e, zooSizeOfAxes(x, spec->axes), x.type);
   const char *epsilon = zooConstant(e, x.type, spec->epsilon);
 
   ZooValue mean = zooNoValue();
@@ -368,22 +351,24 @@ ZooValue zooConcat(ZooEmitter *e, int dim, ZooValue a, ZooValue b) {
   return result;
 }
 
-ZooValue zooConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
-  ZooValue result = zooEmitConv2d(e, "conv", x, w, stride);
+/* Records the convolution `result` = x (*) w of kind `kind`; returns `result`. */
+static ZooValue recordConvolution(ZooEmitter *e, ZooNodeKind kind, ZooValue result, ZooValue x,
+                                  ZooValue w, int stride) {
   ZooValue inputs[2] = {x, w};
-  ZooNode *node = record(e, ZOO_NODE_CONV2D, 2, inputs, result);
+  ZooNode *node = record(e, kind, 2, inputs, result);
   if (node)
     node->stride = stride;
   return result;
 }
 
+ZooValue zooConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
+  return recordConvolution(e, ZOO_NODE_CONV2D, zooEmitConv2d(e, "conv", x, w, stride), x, w,
+                           stride);
+}
+
 ZooValue zooDepthwiseConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
-  ZooValue result = zooEmitDepthwiseConv2d(e, "dwconv", x, w, stride);
-  ZooValue inputs[2] = {x, w};
-  ZooNode *node = record(e, ZOO_NODE_DEPTHWISE_CONV2D, 2, inputs, result);
-  if (node)
-    node->stride = stride;
-  return result;
+  return recordConvolution(e, ZOO_NODE_DEPTHWISE_CONV2D,
+                           zooEmitDepthwiseConv2d(e, "dwconv", x, w, stride), x, w, stride);
 }
 
 ZooValue zooMaxPool(ZooEmitter *e, ZooValue x, int window, int stride) {
@@ -426,13 +411,11 @@ ZooValue zooCrossEntropy(ZooEmitter *e, ZooValue logits, ZooValue labels) {
   const char *full = zooMapOf(e, rank, NULL);
   const char *rowMap = zooMapOf(e, last, NULL);
   ZooValue max = zooEmitReduce(e, "rowmax", ZOO_REDUCE_MAX, logits, 1u << last);
-  ZooSize rows = zooSizeStatic(1);
+  ZooSize rows = zooSizeOfAxes(logits, (1u << last) - 1); /* every dim but the last */
   char reduceLast[ZOO_MAX_RANK + 1], reduceAll[ZOO_MAX_RANK + 1];
   for (int i = 0; i < rank; ++i) {
     reduceLast[i] = i == last ? 'r' : 'p';
     reduceAll[i] = 'r';
-    if (i != last)
-      rows = zooSizeMul(rows, logits.dims[i]);
   }
   reduceLast[rank] = reduceAll[rank] = '\0';
 
@@ -484,11 +467,9 @@ ZooValue zooCrossEntropy(ZooEmitter *e, ZooValue logits, ZooValue labels) {
 ZooValue zooMeanSquaredError(ZooEmitter *e, ZooValue y, ZooValue target) {
   const char *t = zooElementName(y);
   char iterators[ZOO_MAX_RANK + 1];
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < y.rank; ++i) {
+  ZooSize count = zooSizeOfAxes(y, (1u << y.rank) - 1);
+  for (int i = 0; i < y.rank; ++i)
     iterators[i] = 'r';
-    count = zooSizeMul(count, y.dims[i]);
-  }
   iterators[y.rank] = '\0';
   ZooGeneric g;
   zooGenericBegin(&g, e, "sqerr", iterators);
