@@ -121,8 +121,8 @@ int main(int argc, char **argv) {
     FuzzProgram program = fuzzProgramGenerate(&fuzz);
     bool *dropped = NULL;
     if (options.drop) {
-      dropped = calloc(program.nodeCount, sizeof(bool));
-      ok = dropped && parseDrops(options.drop, program.nodeCount, dropped);
+      dropped = memoptAllocateZeroed(program.nodeCount, sizeof(bool));
+      ok = parseDrops(options.drop, program.nodeCount, dropped);
     }
     if (k > 0)
       memoptStringBufferAppendCString(&out, "// -----\n");

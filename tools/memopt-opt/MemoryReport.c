@@ -89,9 +89,7 @@ static void measure(MlirOperation func, Side *side) {
   }
   memoptStringBufferDestroy(&error);
   side->count = memoptMemoryProfileGetNumPositions(profile);
-  side->live = malloc((side->count ? side->count : 1) * sizeof *side->live);
-  if (!side->live)
-    abort();
+  side->live = memoptAllocateZeroed(side->count, sizeof *side->live);
   for (size_t i = 0; i < side->count; ++i)
     side->live[i] = memoptMemoryProfileGetLiveBytes(profile, i);
   side->peak = memoptMemoryProfileGetPeakBytes(profile);

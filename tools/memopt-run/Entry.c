@@ -192,10 +192,8 @@ bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
       mlirOperationGetAttributeByName(function, mlirStringRefCreateFromCString("function_type")));
   entry->argumentCount = (size_t)mlirFunctionTypeGetNumInputs(type);
   entry->resultCount = (size_t)mlirFunctionTypeGetNumResults(type);
-  entry->arguments = calloc(entry->argumentCount + 1, sizeof *entry->arguments);
-  entry->results = calloc(entry->resultCount + 1, sizeof *entry->results);
-  if (!entry->arguments || !entry->results)
-    abort();
+  entry->arguments = memoptAllocateZeroed(entry->argumentCount + 1, sizeof *entry->arguments);
+  entry->results = memoptAllocateZeroed(entry->resultCount + 1, sizeof *entry->results);
   const char *supported = "ranked tensors and scalars of f64, f32, f16, bf16, i64, i32, i16, "
                           "i8, i1 or index";
   bool ok = true;

@@ -105,10 +105,8 @@ void harnessMeasurementDestroy(HarnessMeasurement *measurement) {
 bool harnessMeasurementParse(const char *text, size_t runs, size_t outputs,
                              HarnessMeasurement *measurement, MemoptStringBuffer *error) {
   memset(measurement, 0, sizeof *measurement);
-  measurement->runs = calloc(runs + 1, sizeof *measurement->runs);
-  measurement->outputs = calloc(outputs + 1, sizeof *measurement->outputs);
-  if (!measurement->runs || !measurement->outputs)
-    abort();
+  measurement->runs = memoptAllocateZeroed(runs + 1, sizeof *measurement->runs);
+  measurement->outputs = memoptAllocateZeroed(outputs + 1, sizeof *measurement->outputs);
   MemoptStringBuffer values = memoptStringBufferCreate();
   long long valuesIndex = -1; /* the output whose values are being read */
   bool ok = true;
@@ -183,9 +181,7 @@ double harnessMedianMilliseconds(const HarnessMeasurement *measurement, HarnessC
   size_t n = measurement->runCount;
   if (n == 0)
     return 0;
-  int64_t *times = malloc(n * sizeof *times);
-  if (!times)
-    abort();
+  int64_t *times = memoptAllocateZeroed(n, sizeof *times);
   for (size_t i = 0; i < n; ++i)
     times[i] = runNanoseconds(&measurement->runs[i], clock);
   qsort(times, n, sizeof *times, compareTimes);
