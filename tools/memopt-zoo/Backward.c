@@ -3,7 +3,6 @@
  * are computed (e.g. never d loss / d image), as a framework would. */
 #include "Tape.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

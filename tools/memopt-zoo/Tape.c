@@ -4,7 +4,6 @@
  * rules, as in every training framework, rather than chains of tiny nodes. */
 #include "Tape.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +22,10 @@ static void markRequiresGrad(ZooTape *tape, int id) {
 
 /* The emitter's observer callback: a parameter argument requires a gradient. */
 static void valueCreated(void *context, int id, bool isParameter) {
-  ZooTape *tape = context;
-  noteValue(tape, id);
   if (isParameter)
-    markRequiresGrad(tape, id);
+    markRequiresGrad(context, id);
+  else
+    noteValue(context, id);
 }
 
 ZooTape *zooTapeCreate(ZooEmitter *e) {

@@ -9,7 +9,6 @@
  * map of --resolution x --resolution x --hidden. */
 #include "Models.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 enum { kMaxLevels = 8 };
