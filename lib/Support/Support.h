@@ -115,6 +115,10 @@ bool memoptParseInt64(const char *text, long long *out);
 /// Parses a whole string as a finite double; false on junk.
 bool memoptParseDouble(const char *text, double *out);
 
+/// Parses a whole string as memoptParseInt64 does; false on junk, overflow or a value outside
+/// [min, max] (then `*out` is unchanged).
+bool memoptParseInt64InRange(const char *text, long long min, long long max, long long *out);
+
 /*===------------------------------------------------------------------===*
  * SVG
  *===------------------------------------------------------------------===*/

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,30 @@ static void numbersParseStrictly(void **state) {
   assert_true(real == 0.5);
   assert_false(memoptParseDouble("inf", &real));
   assert_false(memoptParseDouble("1.0x", &real));
+}
+
+static void boundedNumbersRejectJunkOverflowAndRange(void **state) {
+  long long value = 5;
+  assert_true(memoptParseInt64InRange("1", 1, 200, &value));
+  assert_int_equal(value, 1);
+  assert_true(memoptParseInt64InRange("200", 1, 200, &value));
+  assert_int_equal(value, 200);
+  assert_true(memoptParseInt64InRange("-3", -3, 3, &value));
+  assert_int_equal(value, -3);
+  assert_true(memoptParseInt64InRange("0x10", 0, 16, &value));
+  assert_int_equal(value, 16);
+  assert_true(memoptParseInt64InRange("9223372036854775807", 0, LLONG_MAX, &value));
+  assert_true(value == LLONG_MAX);
+  value = 5;
+  assert_false(memoptParseInt64InRange("", 0, 10, &value));
+  assert_false(memoptParseInt64InRange("7x", 0, 10, &value));
+  assert_false(memoptParseInt64InRange("7 ", 0, 10, &value));
+  assert_false(memoptParseInt64InRange("9223372036854775808", 0, LLONG_MAX, &value));
+  assert_false(memoptParseInt64InRange("-9223372036854775809", LLONG_MIN, 0, &value));
+  assert_false(memoptParseInt64InRange("0", 1, 200, &value));
+  assert_false(memoptParseInt64InRange("201", 1, 200, &value));
+  assert_false(memoptParseInt64InRange("-1", 0, 10, &value));
+  assert_int_equal(value, 5); /* untouched by every rejection */
 }
 
 static char *scratchPath(const char *name) {
@@ -376,6 +401,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(heapArraysGrowAndZero),
       cmocka_unit_test(heapArraysRefuseOverflow),
       cmocka_unit_test(numbersParseStrictly),
+      cmocka_unit_test(boundedNumbersRejectJunkOverflowAndRange),
       cmocka_unit_test(divisorsMatchTrialDivision),
       cmocka_unit_test(divisorsOfLargePrimesAndSemiprimes),
       cmocka_unit_test(outputWriteReplacesWholeFile),

@@ -117,209 +117,229 @@ static void addNode(FuzzProgram *program, FuzzNode node, FuzzValue result) {
   program->nodes[program->nodeCount++] = node;
 }
 
+/* Picks the value `want` describes as the node's first operand and returns it
+ * in `*input`; false when no value fits. */
+static bool pickInput(Rng *rng, const FuzzProgram *program, const Want *want, FuzzNode *node,
+                      FuzzValue *input) {
+  int a = pickValue(rng, program, want);
+  if (a < 0)
+    return false;
+  node->operands[0] = a;
+  *input = program->values[a];
+  return true;
+}
+
+/* Two times in three, picks a value that fits `want`; -1 otherwise, or when none fits,
+ * for the caller to add a fresh argument instead. */
+static int maybeReuse(Rng *rng, const FuzzProgram *program, const Want *want) {
+  return rngOneIn(rng, 3) ? -1 : pickValue(rng, program, want);
+}
+
+/* Each add* function fills in `node` and `result` for its kind; false when the
+ * program has no operand it can use. */
+
+static bool addMatmul(Rng *rng, FuzzProgram *program, int maxDim, FuzzNode *node,
+                      FuzzValue *result) {
+  Want wantA = anyValue(2, 2);
+  FuzzValue lhs;
+  if (!pickInput(rng, program, &wantA, node, &lhs))
+    return false;
+  Want wantB = anyValue(2, 2);
+  wantB.dim0Extent = (int)lhs.dims[1];
+  wantB.dim0Dynamic = lhs.dynamic[1];
+  int b = maybeReuse(rng, program, &wantB);
+  if (b < 0) {
+    int64_t dims[2] = {lhs.dims[1], randomExtent(rng, maxDim)};
+    bool dynamic[2] = {lhs.dynamic[1], false};
+    b = addArgument(program, 2, dims, dynamic);
+  }
+  FuzzValue rhs = program->values[b];
+  *result = (FuzzValue){.rank = 2, .dims = {lhs.dims[0], rhs.dims[1]},
+                        .dynamic = {lhs.dynamic[0], rhs.dynamic[1]}};
+  node->operands[1] = b;
+  return true;
+}
+
+/* FUZZ_BINARY: a random elementwise op with a value (or fresh argument) of the same type;
+ * FUZZ_RESIDUAL: the newest value plus the earliest other one of its type. */
+static bool addBinary(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  int a = (int)program->valueCount - 1;
+  if (node->kind == FUZZ_BINARY) {
+    Want want = anyValue(1, FUZZ_MAX_RANK);
+    a = pickValue(rng, program, &want);
+  }
+  FuzzValue lhs = program->values[a];
+  int b = -1;
+  if (node->kind == FUZZ_RESIDUAL) {
+    /* A long skip connection: the earliest other value of the same type. */
+    for (size_t i = 0; i < program->valueCount && b < 0; ++i)
+      if ((int)i != a && sameType(&program->values[i], &lhs))
+        b = (int)i;
+    if (b < 0)
+      return false;
+  } else {
+    Want want = anyValue(1, FUZZ_MAX_RANK);
+    want.sameAs = &lhs;
+    want.excluded = a;
+    b = maybeReuse(rng, program, &want);
+    if (b < 0)
+      b = addArgument(program, lhs.rank, lhs.dims, lhs.dynamic);
+  }
+  node->operands[0] = a;
+  node->operands[1] = b;
+  node->variant = node->kind == FUZZ_RESIDUAL ? 0 : rngRange(rng, 0, BINARY_VARIANTS - 1);
+  *result = lhs;
+  return true;
+}
+
+static bool addBroadcast(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want wantA = anyValue(2, 2);
+  FuzzValue lhs;
+  if (!pickInput(rng, program, &wantA, node, &lhs))
+    return false;
+  node->dim = rngRange(rng, 0, 1);
+  Want wantB = anyValue(1, 1);
+  wantB.dim0Extent = (int)lhs.dims[node->dim];
+  wantB.dim0Dynamic = lhs.dynamic[node->dim];
+  int b = maybeReuse(rng, program, &wantB);
+  if (b < 0)
+    b = addArgument(program, 1, &lhs.dims[node->dim], &lhs.dynamic[node->dim]);
+  node->operands[1] = b;
+  node->variant = rngRange(rng, 0, BINARY_VARIANTS - 1);
+  *result = lhs;
+  return true;
+}
+
+static bool addReduce(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want want = anyValue(2, FUZZ_MAX_RANK);
+  FuzzValue input;
+  if (!pickInput(rng, program, &want, node, &input))
+    return false;
+  node->dim = rngRange(rng, 0, input.rank - 1);
+  node->variant = rngRange(rng, 0, REDUCE_VARIANTS - 1);
+  result->rank = input.rank - 1;
+  for (int d = 0, r = 0; d < input.rank; ++d)
+    if (d != node->dim) {
+      result->dims[r] = input.dims[d];
+      result->dynamic[r++] = input.dynamic[d];
+    }
+  return true;
+}
+
+/* A random permutation other than the identity. */
+static bool addTranspose(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want want = anyValue(2, FUZZ_MAX_RANK);
+  FuzzValue input;
+  if (!pickInput(rng, program, &want, node, &input))
+    return false;
+  bool identity = true;
+  while (identity) {
+    for (int d = 0; d < input.rank; ++d)
+      node->permutation[d] = d;
+    for (int d = input.rank - 1; d > 0; --d) {
+      int other = rngRange(rng, 0, d);
+      int swap = node->permutation[d];
+      node->permutation[d] = node->permutation[other];
+      node->permutation[other] = swap;
+    }
+    for (int d = 0; d < input.rank; ++d)
+      identity = identity && node->permutation[d] == d;
+  }
+  result->rank = input.rank;
+  for (int d = 0; d < input.rank; ++d) {
+    result->dims[d] = input.dims[node->permutation[d]];
+    result->dynamic[d] = input.dynamic[node->permutation[d]];
+  }
+  return true;
+}
+
+/* Merges two adjacent static dims. */
+static bool addCollapse(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want want = anyValue(2, FUZZ_MAX_RANK);
+  FuzzValue input;
+  if (!pickInput(rng, program, &want, node, &input))
+    return false;
+  int start = rngRange(rng, 0, input.rank - 2);
+  if (input.dynamic[start] || input.dynamic[start + 1])
+    return false;
+  node->dim = start;
+  result->rank = input.rank - 1;
+  for (int r = 0; r < result->rank; ++r) {
+    int d = r <= start ? r : r + 1;
+    result->dims[r] = input.dims[d];
+    result->dynamic[r] = input.dynamic[d];
+  }
+  result->dims[start] = input.dims[start] * input.dims[start + 1];
+  return true;
+}
+
+/* Splits a static dim into [dim / factor, factor]. */
+static bool addExpand(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want want = anyValue(1, FUZZ_MAX_RANK - 1);
+  FuzzValue input;
+  if (!pickInput(rng, program, &want, node, &input))
+    return false;
+  int split = rngRange(rng, 0, input.rank - 1);
+  int factor = rngRange(rng, 2, 4);
+  if (input.dynamic[split] || input.dims[split] % factor != 0)
+    return false;
+  node->dim = split;
+  node->factor = factor;
+  result->rank = input.rank + 1;
+  for (int r = 0; r < result->rank; ++r) {
+    int d = r <= split ? r : r - 1;
+    result->dims[r] = input.dims[d];
+    result->dynamic[r] = input.dynamic[d];
+  }
+  result->dims[split] = input.dims[split] / factor;
+  result->dims[split + 1] = factor;
+  result->dynamic[split + 1] = false;
+  return true;
+}
+
+/* A static [H, W] image convolved with a fresh [KH, KW, 1, F] filter argument. */
+static bool addConv(Rng *rng, FuzzProgram *program, FuzzNode *node, FuzzValue *result) {
+  Want want = anyValue(2, 2);
+  want.needStatic = true;
+  FuzzValue image;
+  if (!pickInput(rng, program, &want, node, &image))
+    return false;
+  int64_t filter[4] = {rngRange(rng, 1, image.dims[0] < 3 ? (int)image.dims[0] : 3),
+                       rngRange(rng, 1, image.dims[1] < 3 ? (int)image.dims[1] : 3), 1,
+                       rngRange(rng, 1, 4)};
+  node->operands[1] = addArgument(program, 4, filter, NULL);
+  *result = (FuzzValue){.rank = 3,
+                        .dims = {image.dims[0] - filter[0] + 1, image.dims[1] - filter[1] + 1,
+                                 filter[3]}};
+  return true;
+}
+
 /* Tries to add a node of `kind`; false when the program has no operand it can use. */
 static bool tryAddNode(Rng *rng, FuzzProgram *program, FuzzNodeKind kind, int maxDim) {
   FuzzNode node = {.kind = kind, .operands = {-1, -1}, .result = -1};
   FuzzValue result = {0};
+  Want anyRank = anyValue(1, FUZZ_MAX_RANK), matrix = anyValue(2, 2);
+  bool added = false;
   switch (kind) {
-  case FUZZ_MATMUL: {
-    Want wantA = anyValue(2, 2);
-    int a = pickValue(rng, program, &wantA);
-    if (a < 0)
-      return false;
-    FuzzValue lhs = program->values[a];
-    Want wantB = anyValue(2, 2);
-    wantB.dim0Extent = (int)lhs.dims[1];
-    wantB.dim0Dynamic = lhs.dynamic[1];
-    int b = rngOneIn(rng, 3) ? -1 : pickValue(rng, program, &wantB);
-    if (b < 0) {
-      int64_t dims[2] = {lhs.dims[1], randomExtent(rng, maxDim)};
-      bool dynamic[2] = {lhs.dynamic[1], false};
-      b = addArgument(program, 2, dims, dynamic);
-    }
-    FuzzValue rhs = program->values[b];
-    result = (FuzzValue){.rank = 2, .dims = {lhs.dims[0], rhs.dims[1]},
-                         .dynamic = {lhs.dynamic[0], rhs.dynamic[1]}};
-    node.operands[0] = a;
-    node.operands[1] = b;
-    break;
-  }
-  case FUZZ_UNARY: {
-    Want want = anyValue(1, FUZZ_MAX_RANK);
-    int a = pickValue(rng, program, &want);
-    node.operands[0] = a;
+  case FUZZ_MATMUL: added = addMatmul(rng, program, maxDim, &node, &result); break;
+  case FUZZ_UNARY:
+    added = pickInput(rng, program, &anyRank, &node, &result);
     node.variant = rngRange(rng, 0, UNARY_VARIANTS - 1);
-    result = program->values[a];
     break;
-  }
   case FUZZ_BINARY:
-  case FUZZ_RESIDUAL: {
-    int a = (int)program->valueCount - 1;
-    if (kind == FUZZ_BINARY) {
-      Want want = anyValue(1, FUZZ_MAX_RANK);
-      a = pickValue(rng, program, &want);
-    }
-    FuzzValue lhs = program->values[a];
-    int b = -1;
-    if (kind == FUZZ_RESIDUAL) {
-      /* A long skip connection: the earliest other value of the same type. */
-      for (size_t i = 0; i < program->valueCount && b < 0; ++i)
-        if ((int)i != a && sameType(&program->values[i], &lhs))
-          b = (int)i;
-      if (b < 0)
-        return false;
-    } else {
-      Want want = anyValue(1, FUZZ_MAX_RANK);
-      want.sameAs = &lhs;
-      want.excluded = a;
-      b = rngOneIn(rng, 3) ? -1 : pickValue(rng, program, &want);
-      if (b < 0)
-        b = addArgument(program, lhs.rank, lhs.dims, lhs.dynamic);
-    }
-    node.operands[0] = a;
-    node.operands[1] = b;
-    node.variant = kind == FUZZ_RESIDUAL ? 0 : rngRange(rng, 0, BINARY_VARIANTS - 1);
-    result = lhs;
-    break;
+  case FUZZ_RESIDUAL: added = addBinary(rng, program, &node, &result); break;
+  case FUZZ_BROADCAST: added = addBroadcast(rng, program, &node, &result); break;
+  case FUZZ_REDUCE: added = addReduce(rng, program, &node, &result); break;
+  case FUZZ_TRANSPOSE: added = addTranspose(rng, program, &node, &result); break;
+  case FUZZ_COLLAPSE: added = addCollapse(rng, program, &node, &result); break;
+  case FUZZ_EXPAND: added = addExpand(rng, program, &node, &result); break;
+  case FUZZ_SOFTMAX: added = pickInput(rng, program, &matrix, &node, &result); break;
+  case FUZZ_CONV: added = addConv(rng, program, &node, &result); break;
+  case FUZZ_NODE_KIND_COUNT: break;
   }
-  case FUZZ_BROADCAST: {
-    Want wantA = anyValue(2, 2);
-    int a = pickValue(rng, program, &wantA);
-    if (a < 0)
-      return false;
-    FuzzValue lhs = program->values[a];
-    node.dim = rngRange(rng, 0, 1);
-    Want wantB = anyValue(1, 1);
-    wantB.dim0Extent = (int)lhs.dims[node.dim];
-    wantB.dim0Dynamic = lhs.dynamic[node.dim];
-    int b = rngOneIn(rng, 3) ? -1 : pickValue(rng, program, &wantB);
-    if (b < 0)
-      b = addArgument(program, 1, &lhs.dims[node.dim], &lhs.dynamic[node.dim]);
-    node.operands[0] = a;
-    node.operands[1] = b;
-    node.variant = rngRange(rng, 0, BINARY_VARIANTS - 1);
-    result = lhs;
-    break;
-  }
-  case FUZZ_REDUCE: {
-    Want want = anyValue(2, FUZZ_MAX_RANK);
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    FuzzValue input = program->values[a];
-    node.operands[0] = a;
-    node.dim = rngRange(rng, 0, input.rank - 1);
-    node.variant = rngRange(rng, 0, REDUCE_VARIANTS - 1);
-    result.rank = input.rank - 1;
-    for (int d = 0, r = 0; d < input.rank; ++d)
-      if (d != node.dim) {
-        result.dims[r] = input.dims[d];
-        result.dynamic[r++] = input.dynamic[d];
-      }
-    break;
-  }
-  case FUZZ_TRANSPOSE: {
-    Want want = anyValue(2, FUZZ_MAX_RANK);
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    FuzzValue input = program->values[a];
-    node.operands[0] = a;
-    bool identity = true;
-    while (identity) {
-      for (int d = 0; d < input.rank; ++d)
-        node.permutation[d] = d;
-      for (int d = input.rank - 1; d > 0; --d) {
-        int other = rngRange(rng, 0, d);
-        int swap = node.permutation[d];
-        node.permutation[d] = node.permutation[other];
-        node.permutation[other] = swap;
-      }
-      for (int d = 0; d < input.rank; ++d)
-        identity = identity && node.permutation[d] == d;
-    }
-    result.rank = input.rank;
-    for (int d = 0; d < input.rank; ++d) {
-      result.dims[d] = input.dims[node.permutation[d]];
-      result.dynamic[d] = input.dynamic[node.permutation[d]];
-    }
-    break;
-  }
-  case FUZZ_COLLAPSE: {
-    Want want = anyValue(2, FUZZ_MAX_RANK);
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    FuzzValue input = program->values[a];
-    int start = rngRange(rng, 0, input.rank - 2);
-    if (input.dynamic[start] || input.dynamic[start + 1])
-      return false;
-    node.operands[0] = a;
-    node.dim = start;
-    result.rank = input.rank - 1;
-    for (int r = 0; r < result.rank; ++r) {
-      int d = r <= start ? r : r + 1;
-      result.dims[r] = input.dims[d];
-      result.dynamic[r] = input.dynamic[d];
-    }
-    result.dims[start] = input.dims[start] * input.dims[start + 1];
-    break;
-  }
-  case FUZZ_EXPAND: {
-    Want want = anyValue(1, FUZZ_MAX_RANK - 1);
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    FuzzValue input = program->values[a];
-    int split = rngRange(rng, 0, input.rank - 1);
-    int factor = rngRange(rng, 2, 4);
-    if (input.dynamic[split] || input.dims[split] % factor != 0)
-      return false;
-    node.operands[0] = a;
-    node.dim = split;
-    node.factor = factor;
-    result.rank = input.rank + 1;
-    for (int r = 0; r < result.rank; ++r) {
-      int d = r <= split ? r : r - 1;
-      result.dims[r] = input.dims[d];
-      result.dynamic[r] = input.dynamic[d];
-    }
-    result.dims[split] = input.dims[split] / factor;
-    result.dims[split + 1] = factor;
-    result.dynamic[split + 1] = false;
-    break;
-  }
-  case FUZZ_SOFTMAX: {
-    Want want = anyValue(2, 2);
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    node.operands[0] = a;
-    result = program->values[a];
-    break;
-  }
-  case FUZZ_CONV: {
-    Want want = anyValue(2, 2);
-    want.needStatic = true;
-    int a = pickValue(rng, program, &want);
-    if (a < 0)
-      return false;
-    FuzzValue image = program->values[a];
-    int64_t filter[4] = {rngRange(rng, 1, image.dims[0] < 3 ? (int)image.dims[0] : 3),
-                         rngRange(rng, 1, image.dims[1] < 3 ? (int)image.dims[1] : 3), 1,
-                         rngRange(rng, 1, 4)};
-    node.operands[0] = a;
-    node.operands[1] = addArgument(program, 4, filter, NULL);
-    result = (FuzzValue){.rank = 3,
-                         .dims = {image.dims[0] - filter[0] + 1, image.dims[1] - filter[1] + 1,
-                                  filter[3]}};
-    break;
-  }
-  case FUZZ_NODE_KIND_COUNT:
-    return false;
-  }
-  addNode(program, node, result);
-  return true;
+  if (added)
+    addNode(program, node, result);
+  return added;
 }
 
 /* How often each kind is tried, out of their sum. */

@@ -161,183 +161,208 @@ static void appendReassociation(MemoptStringBuffer *out, int largerRank, int dim
   memoptStringBufferAppendCString(out, "]");
 }
 
+/* Appends "<from> into <to>\n", the tail of a reshape. */
+static void appendInto(MemoptStringBuffer *out, const FuzzValue *from, const FuzzValue *to) {
+  appendType(out, from);
+  memoptStringBufferAppendCString(out, " into ");
+  appendType(out, to);
+  memoptStringBufferAppendCString(out, "\n");
+}
+
+/* What a node's printer reads: the node, its result and operands (b NULL
+ * when it has one) and their SSA names. */
+typedef struct NodeText {
+  const FuzzNode *node;
+  const FuzzValue *result, *a, *b;
+  const char *nameA, *nameB;
+  char resultName[32];
+  char init[40]; /* `%vN_empty` */
+} NodeText;
+
+static const int kIdentity[FUZZ_MAX_RANK] = {0, 1, 2, 3};
+
+static void printMatmul(const NodeText *t, MemoptStringBuffer *out) {
+  appendFilled(out, t->node->result, "acc", "%zero", t->result);
+  memoptStringBufferAppendFormat(out, "  %s = linalg.matmul ins(%s, %s : ", t->resultName,
+                                 t->nameA, t->nameB);
+  appendType(out, t->a);
+  memoptStringBufferAppendCString(out, ", ");
+  appendType(out, t->b);
+  memoptStringBufferAppendFormat(out, ") outs(%%v%d_acc_init : ", t->node->result);
+  appendType(out, t->result);
+  memoptStringBufferAppendCString(out, ") -> ");
+  appendType(out, t->result);
+  memoptStringBufferAppendCString(out, "\n");
+}
+
+/* Unary, binary, residual and broadcast nodes: one elementwise linalg.generic. */
+static void printElementwise(const NodeText *t, MemoptStringBuffer *out) {
+  const FuzzNode *node = t->node;
+  appendEmpty(out, node->result, "empty", t->result);
+  if (node->kind == FUZZ_UNARY) {
+    GenericInput input = identityInput(t->nameA, t->a);
+    appendGeneric(out, t->resultName, t->a->rank, -1, &input, 1, t->init, t->result, kIdentity,
+                  t->result->rank, kUnaryBodies[node->variant]);
+    return;
+  }
+  GenericInput inputs[2] = {identityInput(t->nameA, t->a), identityInput(t->nameB, t->b)};
+  if (node->kind == FUZZ_BROADCAST)
+    inputs[1] = (GenericInput){t->nameB, t->b, {node->dim}, 1};
+  MemoptStringBuffer body = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&body, "%s %%in, %%in_1 : f32", kBinaryOps[node->variant]);
+  appendGeneric(out, t->resultName, t->a->rank, -1, inputs, 2, t->init, t->result, kIdentity,
+                t->result->rank, memoptStringBufferGet(&body));
+  memoptStringBufferDestroy(&body);
+}
+
+static void printReduce(const NodeText *t, MemoptStringBuffer *out) {
+  const FuzzNode *node = t->node;
+  appendFilled(out, node->result, "acc", kReduceInits[node->variant], t->result);
+  GenericInput input = identityInput(t->nameA, t->a);
+  int kept[FUZZ_MAX_RANK], count = 0;
+  for (int d = 0; d < t->a->rank; ++d)
+    if (d != node->dim)
+      kept[count++] = d;
+  char init[40];
+  snprintf(init, sizeof init, "%%v%d_acc_init", node->result);
+  MemoptStringBuffer body = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&body, "%s %%in, %%out : f32", kReduceOps[node->variant]);
+  appendGeneric(out, t->resultName, t->a->rank, node->dim, &input, 1, init, t->result, kept, count,
+                memoptStringBufferGet(&body));
+  memoptStringBufferDestroy(&body);
+}
+
+static void printTranspose(const NodeText *t, MemoptStringBuffer *out) {
+  appendEmpty(out, t->node->result, "empty", t->result);
+  memoptStringBufferAppendFormat(out, "  %s = linalg.transpose ins(%s : ", t->resultName, t->nameA);
+  appendType(out, t->a);
+  memoptStringBufferAppendFormat(out, ") outs(%s : ", t->init);
+  appendType(out, t->result);
+  memoptStringBufferAppendCString(out, ") permutation = [");
+  for (int d = 0; d < t->a->rank; ++d)
+    memoptStringBufferAppendFormat(out, "%s%d", d ? ", " : "", t->node->permutation[d]);
+  memoptStringBufferAppendCString(out, "]\n");
+}
+
+/* tensor.collapse_shape or tensor.expand_shape of two adjacent dims. */
+static void printReshape(const NodeText *t, MemoptStringBuffer *out) {
+  bool collapse = t->node->kind == FUZZ_COLLAPSE;
+  memoptStringBufferAppendFormat(out, "  %s = tensor.%s %s ", t->resultName,
+                                 collapse ? "collapse_shape" : "expand_shape", t->nameA);
+  appendReassociation(out, collapse ? t->a->rank : t->result->rank, t->node->dim);
+  if (collapse) {
+    memoptStringBufferAppendCString(out, " : ");
+  } else {
+    memoptStringBufferAppendCString(out, " output_shape [");
+    for (int d = 0; d < t->result->rank; ++d) {
+      if (t->result->dynamic[d])
+        memoptStringBufferAppendFormat(out, "%s%%dyn", d ? ", " : "");
+      else
+        memoptStringBufferAppendFormat(out, "%s%lld", d ? ", " : "",
+                                       (long long)t->result->dims[d]);
+    }
+    memoptStringBufferAppendCString(out, "] : ");
+  }
+  appendInto(out, t->a, t->result);
+}
+
+/* max over the row, exp(x - max), sum over the row, divide. */
+static void printSoftmax(const NodeText *t, MemoptStringBuffer *out) {
+  int n = t->node->result;
+  const FuzzValue *a = t->a, *result = t->result;
+  FuzzValue rows = {.rank = 1, .dims = {a->dims[0]}, .dynamic = {a->dynamic[0]}};
+  char maxName[40], expName[40], sumName[40], init[40];
+  snprintf(maxName, sizeof maxName, "%%v%d_max", n);
+  snprintf(expName, sizeof expName, "%%v%d_exp", n);
+  snprintf(sumName, sizeof sumName, "%%v%d_sum", n);
+  int row[1] = {0};
+  GenericInput input = identityInput(t->nameA, a);
+  appendFilled(out, n, "max0", "%lowest", &rows);
+  snprintf(init, sizeof init, "%%v%d_max0_init", n);
+  appendGeneric(out, maxName, 2, 1, &input, 1, init, &rows, row, 1,
+                "arith.maximumf %in, %out : f32");
+  appendEmpty(out, n, "empty", result);
+  GenericInput shifted[2] = {input, {maxName, &rows, {0}, 1}};
+  appendGeneric(out, expName, 2, -1, shifted, 2, t->init, result, kIdentity, 2,
+                "arith.subf %in, %in_1 : f32");
+  /* exp in its own generic keeps the bodies to one op each. */
+  GenericInput shiftedValue = identityInput(expName, result);
+  char expValues[40];
+  snprintf(expValues, sizeof expValues, "%%v%d_expv", n);
+  appendEmpty(out, n, "empty2", result);
+  snprintf(init, sizeof init, "%%v%d_empty2", n);
+  appendGeneric(out, expValues, 2, -1, &shiftedValue, 1, init, result, kIdentity, 2,
+                "math.exp %in : f32");
+  appendFilled(out, n, "sum0", "%zero", &rows);
+  GenericInput exps = identityInput(expValues, result);
+  snprintf(init, sizeof init, "%%v%d_sum0_init", n);
+  appendGeneric(out, sumName, 2, 1, &exps, 1, init, &rows, row, 1, "arith.addf %in, %out : f32");
+  appendEmpty(out, n, "empty3", result);
+  GenericInput quotient[2] = {exps, {sumName, &rows, {0}, 1}};
+  snprintf(init, sizeof init, "%%v%d_empty3", n);
+  appendGeneric(out, t->resultName, 2, -1, quotient, 2, init, result, kIdentity, 2,
+                "arith.divf %in, %in_1 : f32");
+}
+
+/* The [H, W] image as [1, H, W, 1], conv_2d_nhwc_hwcf, then back to [H', W', F]. */
+static void printConv(const NodeText *t, MemoptStringBuffer *out) {
+  int n = t->node->result;
+  const FuzzValue *a = t->a, *result = t->result;
+  FuzzValue image = {.rank = 4, .dims = {1, a->dims[0], a->dims[1], 1}};
+  FuzzValue convolved = {.rank = 4, .dims = {1, result->dims[0], result->dims[1], result->dims[2]}};
+  memoptStringBufferAppendFormat(out, "  %%v%d_image = tensor.expand_shape %s [[0, 1], [2, 3]] "
+                                      "output_shape [1, %lld, %lld, 1] : ",
+                                 n, t->nameA, (long long)a->dims[0], (long long)a->dims[1]);
+  appendInto(out, a, &image);
+  appendFilled(out, n, "acc", "%zero", &convolved);
+  memoptStringBufferAppendFormat(out,
+                                 "  %%v%d_conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : "
+                                 "tensor<2xi64>, strides = dense<1> : tensor<2xi64>}\n      "
+                                 "ins(%%v%d_image, %s : ",
+                                 n, n, t->nameB);
+  appendType(out, &image);
+  memoptStringBufferAppendCString(out, ", ");
+  appendType(out, t->b);
+  memoptStringBufferAppendFormat(out, ") outs(%%v%d_acc_init : ", n);
+  appendType(out, &convolved);
+  memoptStringBufferAppendCString(out, ") -> ");
+  appendType(out, &convolved);
+  memoptStringBufferAppendFormat(out, "\n  %s = tensor.collapse_shape %%v%d_conv [[0, 1], [2], [3]] : ",
+                                 t->resultName, n);
+  appendInto(out, &convolved, result);
+}
+
 static void printNode(const FuzzProgram *program, const FuzzNode *node, const Names *names,
                       MemoptStringBuffer *out) {
-  const FuzzValue *result = &program->values[node->result];
-  const FuzzValue *a = &program->values[node->operands[0]];
-  const FuzzValue *b = node->operands[1] >= 0 ? &program->values[node->operands[1]] : NULL;
   MemoptStringBuffer nameA = memoptStringBufferCreate(), nameB = memoptStringBufferCreate();
-  MemoptStringBuffer text = memoptStringBufferCreate();
+  const FuzzValue *b = node->operands[1] >= 0 ? &program->values[node->operands[1]] : NULL;
   appendName(&nameA, names, node->operands[0]);
   if (b)
     appendName(&nameB, names, node->operands[1]);
-  char resultName[32], init[40];
-  snprintf(resultName, sizeof resultName, "%%v%d", node->result);
-  snprintf(init, sizeof init, "%%v%d_empty", node->result);
-  int identity[FUZZ_MAX_RANK] = {0, 1, 2, 3};
+  NodeText t = {.node = node,
+                .result = &program->values[node->result],
+                .a = &program->values[node->operands[0]],
+                .b = b,
+                .nameA = memoptStringBufferGet(&nameA),
+                .nameB = memoptStringBufferGet(&nameB)};
+  snprintf(t.resultName, sizeof t.resultName, "%%v%d", node->result);
+  snprintf(t.init, sizeof t.init, "%%v%d_empty", node->result);
   switch (node->kind) {
-  case FUZZ_MATMUL:
-    appendFilled(out, node->result, "acc", "%zero", result);
-    memoptStringBufferAppendFormat(out, "  %s = linalg.matmul ins(%s, %s : ", resultName,
-                                   memoptStringBufferGet(&nameA), memoptStringBufferGet(&nameB));
-    appendType(out, a);
-    memoptStringBufferAppendCString(out, ", ");
-    appendType(out, b);
-    memoptStringBufferAppendFormat(out, ") outs(%%v%d_acc_init : ", node->result);
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, ") -> ");
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, "\n");
-    break;
-  case FUZZ_UNARY: {
-    appendEmpty(out, node->result, "empty", result);
-    GenericInput input = identityInput(memoptStringBufferGet(&nameA), a);
-    appendGeneric(out, resultName, a->rank, -1, &input, 1, init, result, identity, result->rank,
-                  kUnaryBodies[node->variant]);
-    break;
-  }
+  case FUZZ_MATMUL: printMatmul(&t, out); break;
+  case FUZZ_UNARY:
   case FUZZ_BINARY:
   case FUZZ_RESIDUAL:
-  case FUZZ_BROADCAST: {
-    appendEmpty(out, node->result, "empty", result);
-    GenericInput inputs[2] = {identityInput(memoptStringBufferGet(&nameA), a),
-                              identityInput(memoptStringBufferGet(&nameB), b)};
-    if (node->kind == FUZZ_BROADCAST)
-      inputs[1] = (GenericInput){memoptStringBufferGet(&nameB), b, {node->dim}, 1};
-    memoptStringBufferAppendFormat(&text, "%s %%in, %%in_1 : f32", kBinaryOps[node->variant]);
-    appendGeneric(out, resultName, a->rank, -1, inputs, 2, init, result, identity, result->rank,
-                  memoptStringBufferGet(&text));
-    break;
-  }
-  case FUZZ_REDUCE: {
-    appendFilled(out, node->result, "acc", kReduceInits[node->variant], result);
-    GenericInput input = identityInput(memoptStringBufferGet(&nameA), a);
-    int kept[FUZZ_MAX_RANK], count = 0;
-    for (int d = 0; d < a->rank; ++d)
-      if (d != node->dim)
-        kept[count++] = d;
-    snprintf(init, sizeof init, "%%v%d_acc_init", node->result);
-    memoptStringBufferAppendFormat(&text, "%s %%in, %%out : f32", kReduceOps[node->variant]);
-    appendGeneric(out, resultName, a->rank, node->dim, &input, 1, init, result, kept, count,
-                  memoptStringBufferGet(&text));
-    break;
-  }
-  case FUZZ_TRANSPOSE:
-    appendEmpty(out, node->result, "empty", result);
-    memoptStringBufferAppendFormat(out, "  %s = linalg.transpose ins(%s : ", resultName,
-                                   memoptStringBufferGet(&nameA));
-    appendType(out, a);
-    memoptStringBufferAppendFormat(out, ") outs(%s : ", init);
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, ") permutation = [");
-    for (int d = 0; d < a->rank; ++d)
-      memoptStringBufferAppendFormat(out, "%s%d", d ? ", " : "", node->permutation[d]);
-    memoptStringBufferAppendCString(out, "]\n");
-    break;
+  case FUZZ_BROADCAST: printElementwise(&t, out); break;
+  case FUZZ_REDUCE: printReduce(&t, out); break;
+  case FUZZ_TRANSPOSE: printTranspose(&t, out); break;
   case FUZZ_COLLAPSE:
-    memoptStringBufferAppendFormat(out, "  %s = tensor.collapse_shape %s ", resultName,
-                                   memoptStringBufferGet(&nameA));
-    appendReassociation(out, a->rank, node->dim);
-    memoptStringBufferAppendCString(out, " : ");
-    appendType(out, a);
-    memoptStringBufferAppendCString(out, " into ");
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, "\n");
-    break;
-  case FUZZ_EXPAND:
-    memoptStringBufferAppendFormat(out, "  %s = tensor.expand_shape %s ", resultName,
-                                   memoptStringBufferGet(&nameA));
-    appendReassociation(out, result->rank, node->dim);
-    memoptStringBufferAppendCString(out, " output_shape [");
-    for (int d = 0; d < result->rank; ++d) {
-      if (result->dynamic[d])
-        memoptStringBufferAppendFormat(out, "%s%%dyn", d ? ", " : "");
-      else
-        memoptStringBufferAppendFormat(out, "%s%lld", d ? ", " : "", (long long)result->dims[d]);
-    }
-    memoptStringBufferAppendCString(out, "] : ");
-    appendType(out, a);
-    memoptStringBufferAppendCString(out, " into ");
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, "\n");
-    break;
-  case FUZZ_SOFTMAX: {
-    /* max over the row, exp(x - max), sum over the row, divide. */
-    FuzzValue rows = {.rank = 1, .dims = {a->dims[0]}, .dynamic = {a->dynamic[0]}};
-    char maxName[40], expName[40], sumName[40];
-    snprintf(maxName, sizeof maxName, "%%v%d_max", node->result);
-    snprintf(expName, sizeof expName, "%%v%d_exp", node->result);
-    snprintf(sumName, sizeof sumName, "%%v%d_sum", node->result);
-    int row[1] = {0};
-    GenericInput input = identityInput(memoptStringBufferGet(&nameA), a);
-    appendFilled(out, node->result, "max0", "%lowest", &rows);
-    snprintf(init, sizeof init, "%%v%d_max0_init", node->result);
-    appendGeneric(out, maxName, 2, 1, &input, 1, init, &rows, row, 1,
-                  "arith.maximumf %in, %out : f32");
-    appendEmpty(out, node->result, "empty", result);
-    GenericInput shifted[2] = {input, {maxName, &rows, {0}, 1}};
-    snprintf(init, sizeof init, "%%v%d_empty", node->result);
-    appendGeneric(out, expName, 2, -1, shifted, 2, init, result, identity, 2,
-                  "arith.subf %in, %in_1 : f32");
-    /* exp in its own generic keeps the bodies to one op each. */
-    GenericInput shiftedValue = identityInput(expName, result);
-    char expValues[40];
-    snprintf(expValues, sizeof expValues, "%%v%d_expv", node->result);
-    appendEmpty(out, node->result, "empty2", result);
-    snprintf(init, sizeof init, "%%v%d_empty2", node->result);
-    appendGeneric(out, expValues, 2, -1, &shiftedValue, 1, init, result, identity, 2,
-                  "math.exp %in : f32");
-    appendFilled(out, node->result, "sum0", "%zero", &rows);
-    GenericInput exps = identityInput(expValues, result);
-    snprintf(init, sizeof init, "%%v%d_sum0_init", node->result);
-    appendGeneric(out, sumName, 2, 1, &exps, 1, init, &rows, row, 1,
-                  "arith.addf %in, %out : f32");
-    appendEmpty(out, node->result, "empty3", result);
-    GenericInput quotient[2] = {exps, {sumName, &rows, {0}, 1}};
-    snprintf(init, sizeof init, "%%v%d_empty3", node->result);
-    appendGeneric(out, resultName, 2, -1, quotient, 2, init, result, identity, 2,
-                  "arith.divf %in, %in_1 : f32");
-    break;
-  }
-  case FUZZ_CONV: {
-    FuzzValue image = {.rank = 4, .dims = {1, a->dims[0], a->dims[1], 1}};
-    FuzzValue convolved = {.rank = 4,
-                           .dims = {1, result->dims[0], result->dims[1], result->dims[2]}};
-    memoptStringBufferAppendFormat(out, "  %%v%d_image = tensor.expand_shape %s [[0, 1], [2, 3]] "
-                                        "output_shape [1, %lld, %lld, 1] : ",
-                                   node->result, memoptStringBufferGet(&nameA),
-                                   (long long)a->dims[0], (long long)a->dims[1]);
-    appendType(out, a);
-    memoptStringBufferAppendCString(out, " into ");
-    appendType(out, &image);
-    memoptStringBufferAppendCString(out, "\n");
-    appendFilled(out, node->result, "acc", "%zero", &convolved);
-    memoptStringBufferAppendFormat(out,
-                                   "  %%v%d_conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : "
-                                   "tensor<2xi64>, strides = dense<1> : tensor<2xi64>}\n      "
-                                   "ins(%%v%d_image, %s : ",
-                                   node->result, node->result, memoptStringBufferGet(&nameB));
-    appendType(out, &image);
-    memoptStringBufferAppendCString(out, ", ");
-    appendType(out, b);
-    memoptStringBufferAppendFormat(out, ") outs(%%v%d_acc_init : ", node->result);
-    appendType(out, &convolved);
-    memoptStringBufferAppendCString(out, ") -> ");
-    appendType(out, &convolved);
-    memoptStringBufferAppendFormat(out, "\n  %s = tensor.collapse_shape %%v%d_conv [[0, 1], [2], [3]] : ",
-                                   resultName, node->result);
-    appendType(out, &convolved);
-    memoptStringBufferAppendCString(out, " into ");
-    appendType(out, result);
-    memoptStringBufferAppendCString(out, "\n");
-    break;
-  }
-  case FUZZ_NODE_KIND_COUNT:
-    break;
+  case FUZZ_EXPAND: printReshape(&t, out); break;
+  case FUZZ_SOFTMAX: printSoftmax(&t, out); break;
+  case FUZZ_CONV: printConv(&t, out); break;
+  case FUZZ_NODE_KIND_COUNT: break;
   }
   memoptStringBufferDestroy(&nameA);
   memoptStringBufferDestroy(&nameB);
-  memoptStringBufferDestroy(&text);
 }
 
 void fuzzProgramPrint(const FuzzProgram *program, const bool *dropped, MemoptStringBuffer *out) {

@@ -134,7 +134,7 @@ static void printUsage(FILE *stream) {
 static bool parseCount(const char *arg, const char *name, long long low, long long high,
                        long long *out) {
   const char *text = arg + strlen(name) + 1;
-  if (!memoptParseInt64(text, out) || *out < low || *out > high) {
+  if (!memoptParseInt64InRange(text, low, high, out)) {
     fprintf(stderr, "memopt-mutate: error: %s needs a number from %lld to %lld, not '%s'\n", name,
             low, high, text);
     return false;

@@ -47,8 +47,12 @@ static MlirAttribute generatedElements(MlirType type, long long seed, size_t num
   unsigned width = mlirTypeIsAInteger(element) ? mlirIntegerTypeGetWidth(element) : 0;
   if (!isFloat && width != 64 && width != 32 && width != 16 && width != 8 && width != 1)
     return (MlirAttribute){NULL};
-  size_t elementSize = mlirTypeIsAF64(element) || width == 64 ? 8 : 4;
-  void *values = memoptAllocateZeroed((size_t)count, elementSize);
+  /* i1 is read as one int per element (mlirDenseElementsAttrBoolGet). */
+  size_t elementSize = mlirTypeIsAF64(element) || width == 64 ? 8
+                       : width == 16                          ? 2
+                       : width == 8                           ? 1
+                                                              : 4;
+  void *values = memoptAllocateZeroed((size_t)(count > 0 ? count : 1), elementSize);
   for (int64_t l = 0; l < count; ++l) {
     if (mlirTypeIsAF64(element))
       ((double *)values)[l] = harnessFloatInputValue(seed, number, l);
@@ -56,6 +60,10 @@ static MlirAttribute generatedElements(MlirType type, long long seed, size_t num
       ((float *)values)[l] = (float)harnessFloatInputValue(seed, number, l);
     else if (width == 64)
       ((int64_t *)values)[l] = harnessIntegerInputValue(seed, number, l, 16);
+    else if (width == 16)
+      ((int16_t *)values)[l] = (int16_t)harnessIntegerInputValue(seed, number, l, 16);
+    else if (width == 8)
+      ((int8_t *)values)[l] = (int8_t)harnessIntegerInputValue(seed, number, l, 16);
     else
       ((int32_t *)values)[l] = (int32_t)harnessIntegerInputValue(seed, number, l, width == 1 ? 2 : 16);
   }
@@ -69,25 +77,12 @@ static MlirAttribute generatedElements(MlirType type, long long seed, size_t num
     result = mlirDenseElementsAttrInt64Get(type, n, values);
   else if (width == 32)
     result = mlirDenseElementsAttrInt32Get(type, n, values);
-  else if (width == 1)
+  else if (width == 16)
+    result = mlirDenseElementsAttrInt16Get(type, n, values);
+  else if (width == 8)
+    result = mlirDenseElementsAttrInt8Get(type, n, values);
+  else
     result = mlirDenseElementsAttrBoolGet(type, n, values);
-  else {
-    /* Narrow the generated values (all below 16) to the element width. */
-    int32_t *wide = values;
-    if (width == 16) {
-      int16_t *narrow = memoptAllocateZeroed((size_t)n, sizeof *narrow);
-      for (intptr_t i = 0; i < n; ++i)
-        narrow[i] = (int16_t)wide[i];
-      result = mlirDenseElementsAttrInt16Get(type, n, narrow);
-      free(narrow);
-    } else {
-      int8_t *narrow = memoptAllocateZeroed((size_t)n, sizeof *narrow);
-      for (intptr_t i = 0; i < n; ++i)
-        narrow[i] = (int8_t)wide[i];
-      result = mlirDenseElementsAttrInt8Get(type, n, narrow);
-      free(narrow);
-    }
-  }
   free(values);
   return result;
 }

@@ -2,6 +2,7 @@
  * numbers, a suggestion for misspelled flags. */
 #include "Harness.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +89,7 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
   if (option->kind == IntegerOption) {
     long long number;
     long long minimum = strcmp(name, "seed") == 0 ? 0 : 1;
-    if (!memoptParseInt64(value, &number) || number < minimum) {
+    if (!memoptParseInt64InRange(value, minimum, LLONG_MAX, &number)) {
       memoptStringBufferAppendFormat(error, "'--%s' needs an integer >= %lld, not '%s'", name,
                                      minimum, value);
       return false;

@@ -18,17 +18,12 @@
 
 typedef struct ZooTape ZooTape;
 
-/// Returns a new, empty tape; attach it with `e->tape = ...` before the forward pass.
-ZooTape *zooTapeCreate(void);
+/// Returns a new, empty tape observing `e`: from now on the primitives emitted through `e`
+/// are recorded (those some parameter argument flows into) until zooBackward.
+ZooTape *zooTapeCreate(ZooEmitter *e);
 
-/// Frees a tape.
+/// Stops the tape observing its emitter and frees it.
 void zooTapeDestroy(ZooTape *tape);
-
-/// Makes room for value `id` in the tape's per-value tables.
-void zooTapeNoteValue(ZooTape *tape, int id);
-
-/// Marks value `id` (a parameter) as requiring a gradient.
-void zooTapeMarkRequiresGrad(ZooTape *tape, int id);
 
 /*===------------------------------------------------------------------===*
  * Differentiable primitives

@@ -31,14 +31,6 @@ static void accumulate(Backward *b, ZooValue target, ZooValue grad) {
         zooEmitBinary(b->e, "gacc", ZOO_BINARY_ADD, b->grads[target.id], grad, NULL);
 }
 
-static int keptDims(int rank, unsigned axes, int *kept) {
-  int count = 0;
-  for (int i = 0; i < rank; ++i)
-    if (!((axes >> i) & 1u))
-      kept[count++] = i;
-  return count;
-}
-
 /* Sums `grad` (shaped like the op output) down to an operand that was
  * broadcast along the output dims not in `dims`. */
 static ZooValue unbroadcast(Backward *b, const char *hint, ZooValue grad, int count, const int *dims) {
@@ -159,14 +151,10 @@ static void normalizeBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   const char *t = zooElementName(x);
   const char *identity = zooMapOf(e, x.rank, NULL);
   int kept[ZOO_MAX_RANK];
-  int keptCount = keptDims(x.rank, spec->axes, kept);
+  int keptCount = zooKeptDims(x.rank, spec->axes, kept);
   const char *statsMap = zooMapOf(e, keptCount, kept);
   const char *affineMap = zooMapOf(e, spec->affineRank, spec->affineDims);
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < x.rank; ++i)
-    if ((spec->axes >> i) & 1u)
-      count = zooSizeMul(count, x.dims[i]);
-  const char *inverseCount = zooReciprocalOfSize(e, count, x.type);
+  const char *inverseCount = zooReciprocalOfSize(e, zooSizeOfAxes(x, spec->axes), x.type);
 
   /* xhat is recomputed from the saved statistics, as frameworks do. */
   ZooGeneric g;
@@ -296,6 +284,19 @@ static void convBackward(Backward *b, const ZooNode *node, ZooValue dy, bool dep
   }
 }
 
+/* Ends a gather-style gradient generic `g` (x's shape, accumulator `acc`): adds
+ * `grad` where `take` holds, and accumulates the result into x's gradient. */
+static void endMaskedSum(Backward *b, ZooGeneric *g, const char *take, const char *grad,
+                         const char *acc, ZooValue x) {
+  const char *t = zooElementName(x);
+  const char *contribution = zooGenericOp(g, "arith.select %s, %s, %s : %s", take, grad,
+                                          zooConstant(b->e, x.type, 0.0), t);
+  const char *sum = zooGenericOp(g, "arith.addf %s, %s : %s", contribution, acc, t);
+  ZooValue dx;
+  zooGenericEnd(g, &sum, &dx);
+  accumulate(b, x, dx);
+}
+
 static void maxPoolBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   /* Gather form: each input position collects dy from every window that
    * contains it and whose maximum it equals. Ties all receive the gradient. */
@@ -337,12 +338,7 @@ static void maxPoolBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   const char *isMax = zooGenericOp(&g, "arith.cmpf oeq, %s, %s : %s", in, maximum, t);
   const char *inside = zooGenericOp(&g, "arith.andi %s, %s : i1", valid[0], valid[1]);
   const char *take = zooGenericOp(&g, "arith.andi %s, %s : i1", inside, isMax);
-  const char *contribution = zooGenericOp(&g, "arith.select %s, %s, %s : %s", take, grad,
-                                          zooConstant(e, x.type, 0.0), t);
-  const char *sum = zooGenericOp(&g, "arith.addf %s, %s : %s", contribution, acc, t);
-  ZooValue dx;
-  zooGenericEnd(&g, &sum, &dx);
-  accumulate(b, x, dx);
+  endMaskedSum(b, &g, take, grad, acc, x);
 }
 
 static void embeddingBackward(Backward *b, const ZooNode *node, ZooValue dy) {
@@ -351,7 +347,6 @@ static void embeddingBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   ZooValue table = node->inputs[0], ids = node->inputs[1];
   if (!wants(b, table))
     return;
-  const char *t = zooElementName(table);
   char iterators[ZOO_MAX_RANK + 3] = "pp";
   int positionDims[ZOO_MAX_RANK + 1];
   for (int i = 0; i < ids.rank; ++i) {
@@ -368,12 +363,7 @@ static void embeddingBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   const char *row = zooGenericIndex(&g, 0);
   const char *idIndex = zooGenericOp(&g, "arith.index_cast %s : i64 to index", id);
   const char *match = zooGenericOp(&g, "arith.cmpi eq, %s, %s : index", row, idIndex);
-  const char *contribution = zooGenericOp(&g, "arith.select %s, %s, %s : %s", match, grad,
-                                          zooConstant(e, table.type, 0.0), t);
-  const char *sum = zooGenericOp(&g, "arith.addf %s, %s : %s", contribution, acc, t);
-  ZooValue dtable;
-  zooGenericEnd(&g, &sum, &dtable);
-  accumulate(b, table, dtable);
+  endMaskedSum(b, &g, match, grad, acc, table);
 }
 
 static void crossEntropyBackward(Backward *b, const ZooNode *node, ZooValue dloss) {
@@ -382,9 +372,7 @@ static void crossEntropyBackward(Backward *b, const ZooNode *node, ZooValue dlos
   ZooValue logits = node->inputs[0], labels = node->inputs[1], lse = node->saved[0];
   const char *t = zooElementName(logits);
   int rank = logits.rank, last = rank - 1;
-  ZooSize rows = zooSizeStatic(1);
-  for (int i = 0; i < last; ++i)
-    rows = zooSizeMul(rows, logits.dims[i]);
+  ZooSize rows = zooSizeOfAxes(logits, (1u << last) - 1); /* every dim but the last */
   const char *inverseRows = zooReciprocalOfSize(e, rows, logits.type);
   const char *full = zooMapOf(e, rank, NULL);
   const char *rowMap = zooMapOf(e, last, NULL);
@@ -415,9 +403,7 @@ static void meanSquaredErrorBackward(Backward *b, const ZooNode *node, ZooValue 
   ZooEmitter *e = b->e;
   ZooValue y = node->inputs[0], target = node->inputs[1];
   const char *t = zooElementName(y);
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < y.rank; ++i)
-    count = zooSizeMul(count, y.dims[i]);
+  ZooSize count = zooSizeOfAxes(y, (1u << y.rank) - 1);
   const char *inverseCount = zooReciprocalOfSize(e, count, y.type);
   const char *identity = zooMapOf(e, y.rank, NULL);
   ZooGeneric g;
@@ -455,7 +441,7 @@ static void nodeBackward(Backward *b, const ZooNode *node, ZooValue dy) {
   case ZOO_NODE_SCALE: accumulate(b, x, zooEmitScale(e, "dscaled", dy, node->scalar)); break;
   case ZOO_NODE_REDUCE_SUM: {
     int kept[ZOO_MAX_RANK];
-    keptDims(x.rank, node->axes, kept);
+    zooKeptDims(x.rank, node->axes, kept);
     accumulate(b, x, zooEmitBroadcast(e, "dsum", dy, x.rank, x.dims, kept));
     break;
   }
@@ -495,7 +481,7 @@ static void nodeBackward(Backward *b, const ZooNode *node, ZooValue dy) {
 }
 
 void zooBackward(ZooEmitter *e, ZooValue loss, int count, const ZooValue *params, ZooValue *grads) {
-  ZooTape *tape = e->tape;
+  ZooTape *tape = zooTapeOf(e);
   if (!tape) {
     zooFail(e, "internal: backward without a tape");
     return;

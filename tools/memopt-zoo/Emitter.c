@@ -6,7 +6,6 @@
  * `%<name>` made of letters, digits and '_', dynamic sizes `%<symbol>.size`,
  * index constants are `%c<n>`, and
  * values inside linalg.generic bodies are `%in<n>`, `%out<n>`, `%t<n>`. */
-#include "Autodiff.h"
 #include "Emitter.h"
 
 #include <limits.h>
@@ -15,19 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *growArray(void *array, int *capacity, int needed, size_t elementSize) {
-  if (needed <= *capacity)
-    return array;
-  int newCapacity = *capacity ? *capacity : 16;
-  while (newCapacity < needed)
-    newCapacity *= 2;
-  array = memoptReallocArray(array, (size_t)newCapacity, elementSize);
-  *capacity = newCapacity;
-  return array;
+/* Returns a heap copy of vprintf-formatted text; the caller frees it. */
+static char *heapFormatV(const char *format, va_list args) {
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  memoptStringBufferAppendFormatV(&text, format, args);
+  return memoptStringBufferRelease(&text);
+}
+
+/* Returns a heap copy of printf-formatted text; the caller frees it. */
+static char *heapFormat(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static char *heapFormat(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  char *text = heapFormatV(format, args);
+  va_end(args);
+  return text;
 }
 
 static char *ownString(ZooEmitter *e, char *string) {
-  e->strings = growArray(e->strings, &e->stringCapacity, e->stringCount + 1, sizeof(char *));
+  e->strings = memoptGrowArray(e->strings, &e->stringCapacity, (size_t)e->stringCount + 1,
+                               sizeof(char *));
   e->strings[e->stringCount++] = string;
   return string;
 }
@@ -98,11 +104,16 @@ void zooEmitterDestroy(ZooEmitter *e) {
   free(e->arguments);
   free(e->sizeCache);
   free(e->constantCache);
-  if (e->tape)
-    zooTapeDestroy(e->tape);
   memoptStringBufferDestroy(&e->body);
   memoptStringBufferDestroy(&e->error);
   memset(e, 0, sizeof *e);
+}
+
+void zooEmitterObserve(ZooEmitter *e, ZooValueObserver observer) { e->observer = observer; }
+
+static void notifyObserver(ZooEmitter *e, int id, bool isParameter) {
+  if (e->observer.valueCreated)
+    e->observer.valueCreated(e->observer.context, id, isParameter);
 }
 
 void zooFail(ZooEmitter *e, const char *format, ...) {
@@ -117,14 +128,16 @@ void zooFail(ZooEmitter *e, const char *format, ...) {
 
 bool zooEmitterFailed(const ZooEmitter *e) { return e->failed; }
 
+const char *zooTakeString(ZooEmitter *e, MemoptStringBuffer *text) {
+  return ownString(e, memoptStringBufferRelease(text));
+}
+
 const char *zooFormat(ZooEmitter *e, const char *format, ...) {
-  MemoptStringBuffer text = memoptStringBufferCreate();
   va_list args;
   va_start(args, format);
-  memoptStringBufferAppendFormatV(&text, format, args);
+  char *text = heapFormatV(format, args);
   va_end(args);
-  memoptStringBufferAppend(&text, "", 0);
-  return ownString(e, memoptStringBufferRelease(&text));
+  return ownString(e, text);
 }
 
 const char *zooName(const ZooEmitter *e, ZooValue value) {
@@ -145,11 +158,11 @@ const char *zooType(ZooEmitter *e, ZooValue value) {
       memoptStringBufferAppendCString(&text, "?x");
   }
   memoptStringBufferAppendFormat(&text, "%s>", zooElementName(value));
-  return ownString(e, memoptStringBufferRelease(&text));
+  return zooTakeString(e, &text);
 }
 
 static int addName(ZooEmitter *e, char *name) {
-  e->names = growArray(e->names, &e->nameCapacity, e->nameCount + 1, sizeof(char *));
+  e->names = memoptGrowArray(e->names, &e->nameCapacity, (size_t)e->nameCount + 1, sizeof(char *));
   e->names[e->nameCount] = name;
   return e->nameCount++;
 }
@@ -198,12 +211,9 @@ ZooValue zooNewValue(ZooEmitter *e, const char *hint, ZooElementType type, int r
   value.rank = rank;
   for (int i = 0; i < rank; ++i)
     value.dims[i] = dims[i];
-  char *name = memoptAllocateZeroed(strlen(hint) + 24, 1);
-  sprintf(name, "%%%s.%u", hint, e->nextSuffix++);
-  value.id = addName(e, name);
+  value.id = addName(e, heapFormat("%%%s.%u", hint, e->nextSuffix++));
   checkTensorSize(e, value);
-  if (e->tape)
-    zooTapeNoteValue(e->tape, value.id);
+  notifyObserver(e, value.id, false);
   return value;
 }
 
@@ -257,13 +267,9 @@ ZooValue zooArgument(ZooEmitter *e, const char *name, ZooElementType type, int r
     value.dims[i] = dims[i];
   value.id = addName(e, memoptStringBufferRelease(&unique));
   checkTensorSize(e, value);
-  if (e->tape) {
-    zooTapeNoteValue(e->tape, value.id);
-    if (isParameter)
-      zooTapeMarkRequiresGrad(e->tape, value.id);
-  }
-  e->arguments = growArray(e->arguments, &e->argumentCapacity, e->argumentCount + 1,
-                           sizeof(ZooArgument));
+  notifyObserver(e, value.id, isParameter);
+  e->arguments = memoptGrowArray(e->arguments, &e->argumentCapacity, (size_t)e->argumentCount + 1,
+                                 sizeof(ZooArgument));
   ZooArgument *argument = &e->arguments[e->argumentCount++];
   argument->value = value;
   argument->isParameter = isParameter;
@@ -279,8 +285,7 @@ int zooDeclareSymbol(ZooEmitter *e, const char *name, long long nominal) {
   }
   ZooSymbol *symbol = &e->symbols[e->symbolCount];
   /* `%<name>.size`: the dot keeps it apart from argument names. */
-  symbol->name = memoptAllocateZeroed(strlen(name) + 8, 1);
-  sprintf(symbol->name, "%%%s.size", name);
+  symbol->name = heapFormat("%%%s.size", name);
   symbol->argumentIndex = -1;
   symbol->argumentDim = 0;
   symbol->nominal = nominal;
@@ -341,8 +346,9 @@ static const char *lookupConstant(ZooEmitter *e, const char *key) {
 }
 
 static const char *rememberConstant(ZooEmitter *e, const char *key, const char *name) {
-  e->constantCache = growArray(e->constantCache, &e->constantCacheCapacity,
-                               e->constantCacheCount + 1, sizeof(ZooConstantCacheEntry));
+  e->constantCache = memoptGrowArray(e->constantCache, &e->constantCacheCapacity,
+                                     (size_t)e->constantCacheCount + 1,
+                                     sizeof(ZooConstantCacheEntry));
   ZooConstantCacheEntry *entry = &e->constantCache[e->constantCacheCount++];
   entry->key = memoptStrndup(key, strlen(key));
   entry->name = memoptStrndup(name, strlen(name));
@@ -418,8 +424,8 @@ static const char *cachedSize(ZooEmitter *e, ZooSize size) {
 }
 
 static const char *rememberSize(ZooEmitter *e, ZooSize size, const char *name) {
-  e->sizeCache = growArray(e->sizeCache, &e->sizeCacheCapacity, e->sizeCacheCount + 1,
-                           sizeof(ZooSizeCacheEntry));
+  e->sizeCache = memoptGrowArray(e->sizeCache, &e->sizeCacheCapacity,
+                                 (size_t)e->sizeCacheCount + 1, sizeof(ZooSizeCacheEntry));
   ZooSizeCacheEntry *entry = &e->sizeCache[e->sizeCacheCount++];
   entry->size = size;
   entry->name = memoptStrndup(name, strlen(name));

@@ -77,6 +77,12 @@ ZooValue zooNoValue(void);
 /// Returns true unless `value` is the "no value" marker.
 bool zooHasValue(ZooValue value);
 
+/// Returns the product of the extents of `value` along the dims in `axes` (bit i = dim i).
+ZooSize zooSizeOfAxes(ZooValue value, unsigned axes);
+
+/// Writes to `kept` the dims of a rank-`rank` tensor that are not in `axes`; returns their number.
+int zooKeptDims(int rank, unsigned axes, int *kept);
+
 /* How @main fills an entry argument (see MainWrapper.c). */
 typedef enum ZooFillKind {
   ZOO_FILL_WAVE,    /* offset + scale * sin(0.37 * i + seed), i the linear index */
@@ -112,28 +118,39 @@ typedef struct ZooConstantCacheEntry {
   char *name;
 } ZooConstantCacheEntry;
 
-struct ZooTape;
+/* Told of every value the emitter creates, so that a layer built on the
+ * emitter (the tape of Autodiff.h) can keep per-value state while the emitter
+ * knows nothing of it. */
+typedef struct ZooValueObserver {
+  void (*valueCreated)(void *context, int id, bool isParameter); /* NULL: no observer */
+  void *context; /* handed back to valueCreated; not owned by the emitter */
+} ZooValueObserver;
 
 typedef struct ZooEmitter {
   MemoptStringBuffer body; /* the current function's body */
   char **names;            /* SSA name of every value id */
-  int nameCount, nameCapacity;
+  int nameCount;
+  size_t nameCapacity;
   char **strings; /* scratch strings owned until destroy */
-  int stringCount, stringCapacity;
+  int stringCount;
+  size_t stringCapacity;
   unsigned nextSuffix;
 
   ZooArgument *arguments; /* the current function's arguments, in order */
-  int argumentCount, argumentCapacity;
+  int argumentCount;
+  size_t argumentCapacity;
   ZooSymbol symbols[ZOO_MAX_SYMBOLS];
   int symbolCount;
   ZooSizeCacheEntry *sizeCache;
-  int sizeCacheCount, sizeCacheCapacity;
+  int sizeCacheCount;
+  size_t sizeCacheCapacity;
   ZooConstantCacheEntry *constantCache;
-  int constantCacheCount, constantCacheCapacity;
+  int constantCacheCount;
+  size_t constantCacheCapacity;
 
   ZooElementType floatType; /* the model's --dtype */
   long long maxTensorBytes; /* tensors above this are a user error */
-  struct ZooTape *tape;     /* non-NULL while recording a training step */
+  ZooValueObserver observer; /* told of each new value (see zooEmitterObserve) */
 
   bool failed;
   MemoptStringBuffer error;
@@ -142,8 +159,11 @@ typedef struct ZooEmitter {
 /// Initializes an emitter for models of float type `floatType`.
 void zooEmitterInit(ZooEmitter *e, ZooElementType floatType);
 
-/// Frees everything the emitter owns (including an attached tape).
+/// Frees everything the emitter owns (not its observer's context).
 void zooEmitterDestroy(ZooEmitter *e);
+
+/// Makes `observer` the one told of every value created from now on (replacing any other).
+void zooEmitterObserve(ZooEmitter *e, ZooValueObserver observer);
 
 /// Records an error (printf-style) unless one is recorded already.
 void zooFail(ZooEmitter *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -153,6 +173,9 @@ bool zooEmitterFailed(const ZooEmitter *e);
 
 /// Returns a scratch copy of printf-formatted text, owned by the emitter.
 const char *zooFormat(ZooEmitter *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/// Hands the contents of `text` to the emitter (leaving `text` empty) and returns them.
+const char *zooTakeString(ZooEmitter *e, MemoptStringBuffer *text);
 
 /// Returns the SSA name ("%q_12") of a value.
 const char *zooName(const ZooEmitter *e, ZooValue value);

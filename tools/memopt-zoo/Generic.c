@@ -148,10 +148,7 @@ const char *zooMapOf(ZooEmitter *e, int count, const int *dims) {
   MemoptStringBuffer text = memoptStringBufferCreate();
   for (int i = 0; i < count; ++i)
     memoptStringBufferAppendFormat(&text, "%sd%d", i ? ", " : "", dims ? dims[i] : i);
-  memoptStringBufferAppend(&text, "", 0);
-  const char *result = zooFormat(e, "%s", memoptStringBufferGet(&text));
-  memoptStringBufferDestroy(&text);
-  return result;
+  return zooTakeString(e, &text);
 }
 
 const char *zooParallel(ZooEmitter *e, int rank) {

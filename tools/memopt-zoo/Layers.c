@@ -50,9 +50,7 @@ ZooValue zooProject(ZooEmitter *e, ZooValue x, ZooValue w, bool transposeW) {
     return zooContraction(e, ZOO_BATCH_MATMUL_SHARED_RHS, x, false, w, transposeW);
   if (dynamicLeading > 1)
     zooFail(e, "internal: projection of a rank-%d tensor with several dynamic dims", x.rank);
-  ZooSize rows = zooSizeStatic(1);
-  for (int i = 0; i < last; ++i)
-    rows = zooSizeMul(rows, x.dims[i]);
+  ZooSize rows = zooSizeOfAxes(x, (1u << last) - 1); /* every dim but the last */
   ZooSize flatDims[2] = {rows, x.dims[last]};
   ZooValue y = zooContraction(e, ZOO_MATMUL, zooReshape(e, x, 2, flatDims), false, w, transposeW);
   ZooSize outDims[ZOO_MAX_RANK];

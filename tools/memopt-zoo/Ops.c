@@ -23,10 +23,7 @@ static const char *dynamicSizeList(ZooEmitter *e, int rank, const ZooSize *dims)
     memoptStringBufferAppendFormat(&text, "%s%s", first ? "" : ", ", zooSizeValue(e, dims[i]));
     first = false;
   }
-  memoptStringBufferAppend(&text, "", 0);
-  const char *result = zooFormat(e, "%s", memoptStringBufferGet(&text));
-  memoptStringBufferDestroy(&text);
-  return result;
+  return zooTakeString(e, &text);
 }
 
 /* "[4, %batch.size, 8]": a mixed static/dynamic size list. */
@@ -40,9 +37,7 @@ static const char *mixedSizeList(ZooEmitter *e, int rank, const ZooSize *dims) {
       memoptStringBufferAppendFormat(&text, "%s%s", i ? ", " : "", zooSizeValue(e, dims[i]));
   }
   memoptStringBufferAppendCString(&text, "]");
-  const char *result = zooFormat(e, "%s", memoptStringBufferGet(&text));
-  memoptStringBufferDestroy(&text);
-  return result;
+  return zooTakeString(e, &text);
 }
 
 static const char *integerList(ZooEmitter *e, int count, const long long *values) {
@@ -51,9 +46,7 @@ static const char *integerList(ZooEmitter *e, int count, const long long *values
   for (int i = 0; i < count; ++i)
     memoptStringBufferAppendFormat(&text, "%s%lld", i ? ", " : "", values[i]);
   memoptStringBufferAppendCString(&text, "]");
-  const char *result = zooFormat(e, "%s", memoptStringBufferGet(&text));
-  memoptStringBufferDestroy(&text);
-  return result;
+  return zooTakeString(e, &text);
 }
 
 ZooValue zooEmitEmpty(ZooEmitter *e, const char *hint, ZooElementType type, int rank,
@@ -136,9 +129,7 @@ static const char *reassociationText(ZooEmitter *e, int coarseRank, const int *g
     start = groupEnd[i];
   }
   memoptStringBufferAppendCString(&text, "]");
-  const char *result = zooFormat(e, "%s", memoptStringBufferGet(&text));
-  memoptStringBufferDestroy(&text);
-  return result;
+  return zooTakeString(e, &text);
 }
 
 ZooValue zooEmitReshape(ZooEmitter *e, const char *hint, ZooValue x, int rank,

@@ -56,3 +56,19 @@ long long zooSizeNominal(ZooSize size, const long long *symbolValues) {
 long long zooWindowOutputExtent(long long extent, int window, int stride) {
   return (extent - window) / stride + 1;
 }
+
+ZooSize zooSizeOfAxes(ZooValue value, unsigned axes) {
+  ZooSize product = zooSizeStatic(1);
+  for (int i = 0; i < value.rank; ++i)
+    if ((axes >> i) & 1u)
+      product = zooSizeMul(product, value.dims[i]);
+  return product;
+}
+
+int zooKeptDims(int rank, unsigned axes, int *kept) {
+  int count = 0;
+  for (int i = 0; i < rank; ++i)
+    if (!((axes >> i) & 1u))
+      kept[count++] = i;
+  return count;
+}

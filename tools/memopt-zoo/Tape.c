@@ -7,44 +7,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-ZooTape *zooTapeCreate(void) {
+/* Makes room for value `id` in the tape's per-value tables. */
+static void noteValue(ZooTape *tape, int id) {
+  size_t oldCapacity = tape->valueCapacity;
+  tape->requiresGrad =
+      memoptGrowArray(tape->requiresGrad, &tape->valueCapacity, (size_t)id + 1, sizeof(bool));
+  memset(tape->requiresGrad + oldCapacity, 0, (tape->valueCapacity - oldCapacity) * sizeof(bool));
+}
+
+static void markRequiresGrad(ZooTape *tape, int id) {
+  noteValue(tape, id);
+  tape->requiresGrad[id] = true;
+}
+
+/* The emitter's observer callback: a parameter argument requires a gradient. */
+static void valueCreated(void *context, int id, bool isParameter) {
+  if (isParameter)
+    markRequiresGrad(context, id);
+  else
+    noteValue(context, id);
+}
+
+ZooTape *zooTapeCreate(ZooEmitter *e) {
   ZooTape *tape = memoptAllocateZeroed(1, sizeof *tape);
+  tape->emitter = e;
   tape->recording = true;
+  zooEmitterObserve(e, (ZooValueObserver){valueCreated, tape});
   return tape;
 }
 
 void zooTapeDestroy(ZooTape *tape) {
+  if (zooTapeOf(tape->emitter) == tape)
+    zooEmitterObserve(tape->emitter, (ZooValueObserver){NULL, NULL});
   free(tape->nodes);
   free(tape->requiresGrad);
   free(tape);
 }
 
-void zooTapeNoteValue(ZooTape *tape, int id) {
-  if (id < tape->valueCapacity)
-    return;
-  int capacity = tape->valueCapacity ? tape->valueCapacity : 256;
-  while (capacity <= id)
-    capacity *= 2;
-  bool *grown = memoptReallocArray(tape->requiresGrad, (size_t)capacity, sizeof(bool));
-  memset(grown + tape->valueCapacity, 0, (size_t)(capacity - tape->valueCapacity) * sizeof(bool));
-  tape->requiresGrad = grown;
-  tape->valueCapacity = capacity;
-}
-
-void zooTapeMarkRequiresGrad(ZooTape *tape, int id) {
-  zooTapeNoteValue(tape, id);
-  tape->requiresGrad[id] = true;
+ZooTape *zooTapeOf(const ZooEmitter *e) {
+  return e->observer.valueCreated == valueCreated ? e->observer.context : NULL;
 }
 
 bool zooTapeRequiresGrad(const ZooTape *tape, int id) {
-  return id >= 0 && id < tape->valueCapacity && tape->requiresGrad[id];
+  return id >= 0 && (size_t)id < tape->valueCapacity && tape->requiresGrad[id];
 }
 
 /* Records a node when some input needs a gradient; returns it (valid until
  * the next record) so the caller can fill in the kind-specific fields. */
 static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const ZooValue *inputs,
                        ZooValue output) {
-  ZooTape *tape = e->tape;
+  ZooTape *tape = zooTapeOf(e);
   if (!tape || !tape->recording)
     return NULL;
   bool needed = false;
@@ -52,12 +64,8 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
     needed = needed || zooTapeRequiresGrad(tape, inputs[i].id);
   if (!needed)
     return NULL;
-  if (tape->nodeCount == tape->nodeCapacity) {
-    int capacity = tape->nodeCapacity ? tape->nodeCapacity * 2 : 256;
-    ZooNode *grown = memoptReallocArray(tape->nodes, (size_t)capacity, sizeof(ZooNode));
-    tape->nodes = grown;
-    tape->nodeCapacity = capacity;
-  }
+  tape->nodes = memoptGrowArray(tape->nodes, &tape->nodeCapacity, (size_t)tape->nodeCount + 1,
+                                sizeof(ZooNode));
   ZooNode *node = &tape->nodes[tape->nodeCount++];
   memset(node, 0, sizeof *node);
   node->kind = kind;
@@ -66,25 +74,8 @@ static ZooNode *record(ZooEmitter *e, ZooNodeKind kind, int inputCount, const Zo
     node->inputs[i] = inputs[i];
   node->output = output;
   node->saved[0] = node->saved[1] = zooNoValue();
-  zooTapeMarkRequiresGrad(tape, output.id);
+  markRequiresGrad(tape, output.id);
   return node;
-}
-
-/* The dims of a rank-`rank` tensor that are not in `axes`. */
-static int keptDims(int rank, unsigned axes, int *kept) {
-  int count = 0;
-  for (int i = 0; i < rank; ++i)
-    if (!((axes >> i) & 1u))
-      kept[count++] = i;
-  return count;
-}
-
-static ZooSize productOfAxes(const ZooValue *x, unsigned axes) {
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < x->rank; ++i)
-    if ((axes >> i) & 1u)
-      count = zooSizeMul(count, x->dims[i]);
-  return count;
 }
 
 ZooValue zooContraction(ZooEmitter *e, ZooContractionKind kind, ZooValue a, bool transposeA,
@@ -184,7 +175,7 @@ ZooValue zooReduceSum(ZooEmitter *e, ZooValue x, unsigned axes) {
 }
 
 ZooValue zooMean(ZooEmitter *e, ZooValue x, unsigned axes) {
-  ZooSize count = productOfAxes(&x, axes);
+  ZooSize count = zooSizeOfAxes(x, axes);
   return zooScaleBy(e, zooReduceSum(e, x, axes), zooReciprocalOfSize(e, count, x.type));
 }
 
@@ -254,9 +245,9 @@ ZooValue zooNormalize(ZooEmitter *e, ZooValue x, const ZooNormSpec *spec, ZooVal
   const char *t = zooElementName(x);
   const char *identity = zooMapOf(e, x.rank, NULL);
   int kept[ZOO_MAX_RANK];
-  int keptCount = keptDims(x.rank, spec->axes, kept);
+  int keptCount = zooKeptDims(x.rank, spec->axes, kept);
   const char *statsMap = zooMapOf(e, keptCount, kept);
-  const char *inverseCount = zooReciprocalOfSize(e, productOfAxes(&x, spec->axes), x.type);
+  const char *inverseCount = zooReciprocalOfSize(e, zooSizeOfAxes(x, spec->axes), x.type);
   const char *epsilon = zooConstant(e, x.type, spec->epsilon);
 
   ZooValue mean = zooNoValue();
@@ -359,22 +350,24 @@ ZooValue zooConcat(ZooEmitter *e, int dim, ZooValue a, ZooValue b) {
   return result;
 }
 
-ZooValue zooConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
-  ZooValue result = zooEmitConv2d(e, "conv", x, w, stride);
+/* Records the convolution `result` = x (*) w of kind `kind`; returns `result`. */
+static ZooValue recordConvolution(ZooEmitter *e, ZooNodeKind kind, ZooValue result, ZooValue x,
+                                  ZooValue w, int stride) {
   ZooValue inputs[2] = {x, w};
-  ZooNode *node = record(e, ZOO_NODE_CONV2D, 2, inputs, result);
+  ZooNode *node = record(e, kind, 2, inputs, result);
   if (node)
     node->stride = stride;
   return result;
 }
 
+ZooValue zooConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
+  return recordConvolution(e, ZOO_NODE_CONV2D, zooEmitConv2d(e, "conv", x, w, stride), x, w,
+                           stride);
+}
+
 ZooValue zooDepthwiseConv2d(ZooEmitter *e, ZooValue x, ZooValue w, int stride) {
-  ZooValue result = zooEmitDepthwiseConv2d(e, "dwconv", x, w, stride);
-  ZooValue inputs[2] = {x, w};
-  ZooNode *node = record(e, ZOO_NODE_DEPTHWISE_CONV2D, 2, inputs, result);
-  if (node)
-    node->stride = stride;
-  return result;
+  return recordConvolution(e, ZOO_NODE_DEPTHWISE_CONV2D,
+                           zooEmitDepthwiseConv2d(e, "dwconv", x, w, stride), x, w, stride);
 }
 
 ZooValue zooMaxPool(ZooEmitter *e, ZooValue x, int window, int stride) {
@@ -417,13 +410,11 @@ ZooValue zooCrossEntropy(ZooEmitter *e, ZooValue logits, ZooValue labels) {
   const char *full = zooMapOf(e, rank, NULL);
   const char *rowMap = zooMapOf(e, last, NULL);
   ZooValue max = zooEmitReduce(e, "rowmax", ZOO_REDUCE_MAX, logits, 1u << last);
-  ZooSize rows = zooSizeStatic(1);
+  ZooSize rows = zooSizeOfAxes(logits, (1u << last) - 1); /* every dim but the last */
   char reduceLast[ZOO_MAX_RANK + 1], reduceAll[ZOO_MAX_RANK + 1];
   for (int i = 0; i < rank; ++i) {
     reduceLast[i] = i == last ? 'r' : 'p';
     reduceAll[i] = 'r';
-    if (i != last)
-      rows = zooSizeMul(rows, logits.dims[i]);
   }
   reduceLast[rank] = reduceAll[rank] = '\0';
 
@@ -475,11 +466,9 @@ ZooValue zooCrossEntropy(ZooEmitter *e, ZooValue logits, ZooValue labels) {
 ZooValue zooMeanSquaredError(ZooEmitter *e, ZooValue y, ZooValue target) {
   const char *t = zooElementName(y);
   char iterators[ZOO_MAX_RANK + 1];
-  ZooSize count = zooSizeStatic(1);
-  for (int i = 0; i < y.rank; ++i) {
+  ZooSize count = zooSizeOfAxes(y, (1u << y.rank) - 1);
+  for (int i = 0; i < y.rank; ++i)
     iterators[i] = 'r';
-    count = zooSizeMul(count, y.dims[i]);
-  }
   iterators[y.rank] = '\0';
   ZooGeneric g;
   zooGenericBegin(&g, e, "sqerr", iterators);

@@ -48,12 +48,17 @@ typedef struct ZooNode {
 } ZooNode;
 
 struct ZooTape {
+  ZooEmitter *emitter; /* the emitter observed */
   ZooNode *nodes;
-  int nodeCount, nodeCapacity;
+  int nodeCount;
+  size_t nodeCapacity;
   bool *requiresGrad; /* indexed by value id */
-  int valueCapacity;
+  size_t valueCapacity;
   bool recording;
 };
+
+/// Returns the tape observing `e`, or NULL when none does.
+ZooTape *zooTapeOf(const ZooEmitter *e);
 
 /// Returns true when value `id` requires a gradient.
 bool zooTapeRequiresGrad(const ZooTape *tape, int id);
