@@ -89,6 +89,14 @@ MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block);
 /// `ancestor` captures from outside.
 bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor);
 
+/// Receives one value for memoptOperationForEachCapture; returning false stops the walk.
+typedef bool (*MemoptValueVisitor)(MlirValue value, void *userData);
+
+/// Calls `visit` on each use, by an op nested in `op`, of a value defined outside `op` (arguments
+/// of blocks in `op`'s regions count as inside; `op`'s own operands are not visited), in pre-order
+/// until it returns false; returns false when stopped. Allocates nothing; values are borrowed.
+bool memoptOperationForEachCapture(MlirOperation op, MemoptValueVisitor visit, void *userData);
+
 /// Redirects to `to` the uses of `from` whose user is nested in `scope` (when
 /// `inside`) or is not (when not `inside`).
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,

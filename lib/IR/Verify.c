@@ -547,7 +547,13 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
   }
   MlirBlock block;
   MlirOperation yield;
-  if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
+  if (!body(verifier, op, 0, &block))
+    return;
+  if (mlirBlockGetNumArguments(block) != 0)
+    opError(verifier, op,
+            "body must take no arguments (it takes %ld): a stage has no operands to bind them",
+            (long)mlirBlockGetNumArguments(block));
+  if (yieldOf(verifier, op, block, &yield))
     yieldMatchesResults(verifier, op, yield);
 }
 

@@ -145,33 +145,23 @@ static bool positionOf(const Search *search, MlirOperation op, size_t *position)
  * from outside `op`, with the operand index (-1 for values used inside). */
 typedef bool (*OperandVisitor)(void *state, MlirOperation op, intptr_t index, MlirValue value);
 
-typedef struct CapturedWalk {
+typedef struct CapturedVisit {
   MlirOperation root;
   OperandVisitor visit;
   void *state;
-  bool ok;
-} CapturedWalk;
+} CapturedVisit;
 
-static MlirWalkResult visitCaptured(MlirOperation op, void *userData) {
-  CapturedWalk *walk = userData;
-  if (mlirOperationEqual(op, walk->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && walk->ok; ++i) {
-    MlirValue value = mlirOperationGetOperand(op, i);
-    if (!memoptValueIsDefinedInside(value, walk->root))
-      walk->ok = walk->visit(walk->state, walk->root, -1, value);
-  }
-  return walk->ok ? MlirWalkResultAdvance : MlirWalkResultInterrupt;
+static bool visitCaptured(MlirValue value, void *userData) {
+  CapturedVisit *captured = userData;
+  return captured->visit(captured->state, captured->root, -1, value);
 }
 
 static bool forEachOperand(MlirOperation op, OperandVisitor visit, void *state) {
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
     if (!visit(state, op, i, mlirOperationGetOperand(op, i)))
       return false;
-  CapturedWalk walk = {op, visit, state, true};
-  if (mlirOperationGetNumRegions(op) > 0)
-    mlirOperationWalk(op, visitCaptured, &walk, MlirWalkPreOrder);
-  return walk.ok;
+  CapturedVisit captured = {op, visit, state};
+  return memoptOperationForEachCapture(op, visitCaptured, &captured);
 }
 
 /* Building one candidate's chain. */
