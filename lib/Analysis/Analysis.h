@@ -565,6 +565,9 @@ void memoptGroupBuffersList(const MemoptLayerGraph *graph, size_t first, size_t 
 /// least 1).
 double memoptLinalgBodyOperations(MlirOperation op);
 
+/// Returns true when a clone of `op` elsewhere computes the same results: it has results and is pure (memoptOperationIsPure).
+bool memoptOpIsRecomputable(MlirOperation op);
+
 /// Returns the element operations `op` performs when it runs once more (linalg: iteration domain times body ops; views, empties, constants: 0).
 double memoptOpRecomputeCost(MlirOperation op);
 

@@ -177,19 +177,6 @@ static bool isContraction(MlirOperation op) {
   return false;
 }
 
-static bool isRecomputable(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length > 7 && strncmp(name.data, "linalg.", 7) == 0)
-    return true;
-  static const char *const tensorOps[] = {"tensor.empty", "tensor.concat", "tensor.expand_shape",
-                                          "tensor.collapse_shape", "tensor.extract_slice",
-                                          "tensor.cast"};
-  for (size_t i = 0; i < sizeof tensorOps / sizeof *tensorOps; ++i)
-    if (memoptOperationIsA(op, tensorOps[i]))
-      return true;
-  return false;
-}
-
 /* Builds the producer chain of a candidate for regeneration before
  * `regeneratePosition`. */
 typedef struct ChainBuilder {
@@ -240,7 +227,7 @@ static void addChainOp(ChainBuilder *builder, MlirOperation op) {
   size_t position;
   if (builder->failed || chainContains(candidate, op))
     return;
-  if (!isRecomputable(op) || !positionOf(builder->context, op, &position) ||
+  if (!memoptOpIsRecomputable(op) || !positionOf(builder->context, op, &position) ||
       !mlirOperationEqual(memoptMemoryProfileGetPositionOp(builder->context->profile, position), op)) {
     builder->failed = true;
     return;

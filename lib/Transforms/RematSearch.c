@@ -53,10 +53,6 @@ enum { MAX_TRIES_PER_STEP = 16 };
 
 /* An op that may run again with the same result: value semantics on
  * tensors and scalars, no side effects, regions only in linalg ops. */
-static bool isRecomputable(MlirOperation op) {
-  return mlirOperationGetNumResults(op) > 0 && memoptOperationIsPure(op);
-}
-
 /* True when the body of linalg op `op` computes nothing: it yields an
  * input or a constant (fill, copy, transpose, broadcast). */
 static bool bodyOnlyMovesData(MlirOperation op) {
@@ -218,7 +214,7 @@ static bool chainOperand(void *state, MlirOperation op, intptr_t index, MlirValu
       return true; /* live at the insertion point anyway */
   }
   bool structural = isStructural(producer);
-  bool recompute = isRecomputable(producer) &&
+  bool recompute = memoptOpIsRecomputable(producer) &&
                    (structural || (!candidate->extendLeaves &&
                                    build->computeOps < search->limits->maxChain));
   if (recompute) {
@@ -424,7 +420,7 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
       }
     for (size_t k = 0; k < build.worklistCount && ok; ++k) {
       MlirOperation op = search->opAt[build.worklist[k]];
-      ok = isRecomputable(op) && forEachOperand(op, chainOperand, &build);
+      ok = memoptOpIsRecomputable(op) && forEachOperand(op, chainOperand, &build);
     }
     ok = ok && build.computeOps <= search->limits->maxChain;
   }
