@@ -172,6 +172,13 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
 void memoptEmitOpDiagnostic(MlirOperation op, MlirDiagnosticSeverity severity, const char *format,
                             ...) __attribute__((format(printf, 3, 4)));
 
+/// Reports an error "'<op name>' op <printf-formatted text>" at `op`'s location, as MLIR's emitOpError.
+void memoptEmitOpErrorV(MlirOperation op, const char *format, va_list args);
+
+/// memoptEmitOpErrorV with the arguments after `format`.
+void memoptEmitOpError(MlirOperation op, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /// Orders a log's entries by file position (each diagnostic keeps its notes
 /// after it), so the output does not depend on how passes were scheduled.
 void memoptDiagnosticLogSort(MemoptDiagnosticLog *log);

@@ -23,15 +23,10 @@ typedef struct Verifier {
 static void opError(Verifier *verifier, MlirOperation op, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 static void opError(Verifier *verifier, MlirOperation op, const char *format, ...) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "'%.*s' op ", (int)opName.length, opName.data);
   va_list args;
   va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
+  memoptEmitOpErrorV(op, format, args);
   va_end(args);
-  mlirEmitError(mlirOperationGetLocation(op), memoptStringBufferGet(&message));
-  memoptStringBufferDestroy(&message);
   verifier->failed = true;
 }
 
