@@ -560,12 +560,8 @@ static void destroyStep(Step *step) {
   memset(step, 0, sizeof *step);
 }
 
-/* Makes `profile` (of the function as it is now) the search's, with the
- * positions and live bytes read from it. */
-static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
-  memoptMemoryProfileDestroy(search->profile);
-  search->profile = profile;
-  search->positionCount = memoptMemoryProfileGetNumPositions(profile);
+/* Frees the per-position arrays read from the search's profile. */
+static void freePositionArrays(Search *search) {
   free(search->opAt);
   free(search->live);
   free(search->liveBefore);
@@ -573,6 +569,15 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   free(search->delta);
   free(search->inChain);
   free(search->worklist);
+}
+
+/* Makes `profile` (of the function as it is now) the search's, with the
+ * positions and live bytes read from it. */
+static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
+  memoptMemoryProfileDestroy(search->profile);
+  search->profile = profile;
+  search->positionCount = memoptMemoryProfileGetNumPositions(profile);
+  freePositionArrays(search);
   search->inChain = memoptAllocateZeroed(search->positionCount, sizeof *search->inChain);
   search->worklist = memoptAllocateZeroed(search->positionCount, sizeof *search->worklist);
   search->opAt = memoptAllocateZeroed(search->positionCount, sizeof *search->opAt);
@@ -633,13 +638,7 @@ static void reject(Search *search, const Candidate *candidate, const void *value
 
 static void destroySearch(Search *search) {
   memoptMemoryProfileDestroy(search->profile);
-  free(search->opAt);
-  free(search->live);
-  free(search->liveBefore);
-  free(search->liveFrom);
-  free(search->delta);
-  free(search->inChain);
-  free(search->worklist);
+  freePositionArrays(search);
   memoptPointerMapDestroy(&search->rejected);
 }
 
