@@ -307,6 +307,9 @@ MemoptShapeSymbols *memoptPassCreateShapeSymbols(MlirOperation func);
 /// least 1).
 double memoptLinalgBodyOperations(MlirOperation op);
 
+/// Returns true when a clone of `op` elsewhere computes the same results: it has results and is pure (memoptOperationIsPure).
+bool memoptOpIsRecomputable(MlirOperation op);
+
 /// Returns the element operations `op` performs when it runs once more (linalg: iteration domain times body ops; views, empties, constants: 0).
 double memoptOpRecomputeCost(MlirOperation op);
 

@@ -435,7 +435,9 @@ static bool useReadsBuffer(const IrFunction *function, size_t use) {
   return alias != MEMOPT_NO_INDEX && memoptValueIsRead(function, alias);
 }
 
-static void collectAliasingReads(Analysis *analysis, size_t root) {
+/* Adds every use of a value aliasing `root` that reads its buffer to the
+ * reads, and every one that writes it in place to the writes. */
+static void collectAliasingUses(Analysis *analysis, size_t root) {
   IrFunction *function = analysis->function;
   size_t leader = memoptAliasLeader(function, root);
   size_t member = leader;
@@ -445,19 +447,6 @@ static void collectAliasingReads(Analysis *analysis, size_t root) {
       size_t use = function->uses[info->firstUse + u];
       if (useReadsBuffer(function, use))
         setInsert(&analysis->reads, use);
-    }
-    member = info->aliasNext;
-  } while (member != leader);
-}
-
-static void collectAliasingInPlaceWrites(Analysis *analysis, size_t root) {
-  IrFunction *function = analysis->function;
-  size_t leader = memoptAliasLeader(function, root);
-  size_t member = leader;
-  do {
-    const IrValue *info = &function->values[member];
-    for (size_t u = 0; u < info->numUses; ++u) {
-      size_t use = function->uses[info->firstUse + u];
       if (isInPlaceWrite(function, use))
         setInsert(&analysis->writes, use);
     }
@@ -750,12 +739,9 @@ static bool wouldCreateReadAfterWriteInterference(Analysis *analysis, size_t ope
   /* A class joined unchecked (must-in-place operands): check every pair. */
   setClear(&analysis->reads);
   setClear(&analysis->writes);
-  collectAliasingReads(analysis, value);
-  collectAliasingInPlaceWrites(analysis, value);
-  if (alias != MEMOPT_NO_INDEX) {
-    collectAliasingReads(analysis, alias);
-    collectAliasingInPlaceWrites(analysis, alias);
-  }
+  collectAliasingUses(analysis, value);
+  if (alias != MEMOPT_NO_INDEX)
+    collectAliasingUses(analysis, alias);
   if (write)
     setInsert(&analysis->writes, operand);
   return hasReadAfterWriteInterference(analysis);

@@ -94,6 +94,10 @@ static double largestResult(MlirOperation op) {
   return largest;
 }
 
+bool memoptOpIsRecomputable(MlirOperation op) {
+  return mlirOperationGetNumResults(op) > 0 && memoptOperationIsPure(op);
+}
+
 double memoptOpRecomputeCost(MlirOperation op) {
   if (memoptOperationIsView(op) || memoptOperationIsA(op, "tensor.empty") ||
       memoptOperationIsA(op, "bufferization.alloc_tensor") ||

@@ -263,22 +263,8 @@ static bool writeReport(const Report *report, MemoptStringBuffer *error) {
   free(names);
   json_t *root = json_object();
   json_object_set_new(root, "functions", list);
-  char *text = json_dumps(root, JSON_INDENT(2));
+  bool ok = memoptJsonWriteFile(root, report->path, JSON_INDENT(2), error);
   json_decref(root);
-  if (!text) {
-    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON",
-                                   report->path);
-    return false;
-  }
-  size_t length = strlen(text);
-  /* End with a newline like every text file. */
-  char *withNewline = memoptAllocateZeroed(length + 2, 1);
-  memcpy(withNewline, text, length);
-  withNewline[length] = '\n';
-  withNewline[length + 1] = '\0';
-  free(text);
-  bool ok = memoptFileWriteOutput(report->path, withNewline, length + 1, error);
-  free(withNewline);
   return ok;
 }
 

@@ -129,17 +129,8 @@ bool autoChunkReportWriteJson(const AutoChunkReport *report, const char *path,
                   bytesArray(&entry->after)));
   }
   json_t *root = json_pack("{s:s, s:o}", "pass", "autochunk", "functions", functions);
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  bool ok = memoptJsonWriteFile(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER, error);
   json_decref(root);
-  if (!text) {
-    memoptStringBufferAppendCString(error, "autochunk: cannot serialize the report");
-    return false;
-  }
-  MemoptStringBuffer file = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&file, "%s\n", text);
-  free(text);
-  bool ok = memoptFileWriteOutput(path, file.data, file.length, error);
-  memoptStringBufferDestroy(&file);
   return ok;
 }
 

@@ -387,21 +387,11 @@ static void traceOtherOutputs(MemoptChunkPlan *plan) {
   free(dependent);
 }
 
-typedef struct CaptureWalk {
-  MemoptChunkPlan *plan;
-  MlirOperation root;
-} CaptureWalk;
-
-static MlirWalkResult markCaptured(MlirOperation op, void *userData) {
-  CaptureWalk *walk = userData;
-  if (mlirOperationEqual(op, walk->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    MlirValue operand = mlirOperationGetOperand(op, i);
-    if (definingIndex(walk->plan, operand) >= 0)
-      infoOf(walk->plan, operand, true)->whole = true;
-  }
-  return MlirWalkResultAdvance;
+static bool markCaptured(MlirValue value, void *userData) {
+  MemoptChunkPlan *plan = userData;
+  if (definingIndex(plan, value) >= 0)
+    infoOf(plan, value, true)->whole = true;
+  return true;
 }
 
 /* Marks as whole every value of the range an op reads that is not computed
@@ -410,8 +400,7 @@ static void markWholeReads(MemoptChunkPlan *plan, MlirOperation op, bool operand
   if (operandsToo)
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
       infoOf(plan, mlirOperationGetOperand(op, i), true)->whole = true;
-  CaptureWalk walk = {plan, op};
-  mlirOperationWalk(op, markCaptured, &walk, MlirWalkPreOrder);
+  memoptOperationForEachCapture(op, markCaptured, plan);
 }
 
 /* A value computed in the range cannot be both chunked and read whole; one

@@ -109,20 +109,6 @@ static bool isStaticAlong(MlirType type, int64_t dim) {
   return !mlirShapedTypeIsDynamicSize(mlirShapedTypeGetDimSize(type, dim));
 }
 
-/* Emits "'chunk.region' op cannot be lowered to scf: <message>" at `op`. */
-static void cannotLower(MlirOperation op, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void cannotLower(MlirOperation op, const char *format, ...) {
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendCString(&message, "'chunk.region' op cannot be lowered to scf: ");
-  va_list args;
-  va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
-  va_end(args);
-  mlirEmitError(mlirOperationGetLocation(op), memoptStringBufferGet(&message));
-  memoptStringBufferDestroy(&message);
-}
-
 /* True when a yielded slice can be inserted into the output: same element
  * type, and each extent static in both equal (chunk_size along the chunk
  * dimension). (The verifier has checked the rank.) */
@@ -207,7 +193,8 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
 
   bool ok = true;
   if (mlirShapedTypeIsDynamicSize(region->extent) && inputs == 0) {
-    cannotLower(op, "the chunked extent is dynamic and there is no input to read it from");
+    memoptEmitOpError(op, "cannot be lowered to scf: the chunked extent is dynamic and there is "
+                          "no input to read it from");
     ok = false;
   }
   MlirBlock body = memoptSingleBlock(op);
@@ -223,10 +210,11 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
       region->peelFirstChunk |= d != dim && !isStaticAlong(output, d);
     MlirType slice = mlirValueGetType(mlirOperationGetOperand(yield, j));
     if (!sliceFitsOutput(slice, output, dim, region->chunkSize)) {
-      cannotLower(op,
-                  "yielded slice #%ld does not fit output #%ld: it needs the output's element "
-                  "type and extents, with chunk_size (%lld) or '?' along dimension %lld",
-                  (long)j, (long)j, (long long)region->chunkSize, (long long)dim);
+      memoptEmitOpError(op,
+                        "cannot be lowered to scf: yielded slice #%ld does not fit output #%ld: it "
+                        "needs the output's element type and extents, with chunk_size (%lld) or "
+                        "'?' along dimension %lld",
+                        (long)j, (long)j, (long long)region->chunkSize, (long long)dim);
       ok = false;
     }
     staticSlice |= isStaticAlong(slice, dim);

@@ -47,6 +47,14 @@ static void mapAll(MlirOperation op, int64_t dim, MemoptOperandFlow *operands) {
                       : (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
 }
 
+/* Maps `dim` to the same dimension of the first operand (the source of a
+ * view or pad); the other operands (offsets, sizes, padding) are read whole. */
+static void mapSource(MlirOperation op, int64_t dim, MemoptOperandFlow *operands) {
+  for (intptr_t i = 1; i < mlirOperationGetNumOperands(op); ++i)
+    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+}
+
 /* Returns true when the body of a linalg op reads the index of loop `loop`:
  * a slice of the op then sees indices relative to the slice. */
 static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
@@ -194,9 +202,7 @@ static MemoptDimFlowStatus throughExtractSlice(MlirOperation op, int64_t dim,
       mlirShapedTypeIsDynamicSize(size))
     return refuse(MemoptDimFlowUnsupported, op, reason,
                   "takes part of dimension %lld (only whole dimensions pass through)", (long long)dim);
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
-  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  mapSource(op, dim, operands);
   return MemoptDimFlowOk;
 }
 
@@ -208,9 +214,7 @@ static MemoptDimFlowStatus throughPad(MlirOperation op, int64_t dim, MemoptOpera
   int64_t high = mlirDenseI64ArrayGetElement(attribute(op, "static_high"), dim);
   if (low != 0 || high != 0)
     return refuse(MemoptDimFlowUnsupported, op, reason, "pads dimension %lld", (long long)dim);
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    operands[i] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
-  operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
+  mapSource(op, dim, operands);
   return MemoptDimFlowOk;
 }
 

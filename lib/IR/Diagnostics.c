@@ -138,6 +138,22 @@ void memoptEmitOpDiagnostic(MlirOperation op, MlirDiagnosticSeverity severity, c
   memoptStringBufferDestroy(&message);
 }
 
+void memoptEmitOpErrorV(MlirOperation op, const char *format, va_list args) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&message, "'%.*s' op ", (int)name.length, name.data);
+  memoptStringBufferAppendFormatV(&message, format, args);
+  memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError, message.data);
+  memoptStringBufferDestroy(&message);
+}
+
+void memoptEmitOpError(MlirOperation op, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  memoptEmitOpErrorV(op, format, args);
+  va_end(args);
+}
+
 /* Diagnostics with no file position sort after those with one. */
 static int comparePositions(const MemoptDiagnostic *a, const MemoptDiagnostic *b) {
   if (!a->file || !b->file)

@@ -89,6 +89,14 @@ MlirOperation memoptOperationAncestorInBlock(MlirOperation op, MlirBlock block);
 /// `ancestor` captures from outside.
 bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor);
 
+/// Receives one value for memoptOperationForEachCapture; returning false stops the walk.
+typedef bool (*MemoptValueVisitor)(MlirValue value, void *userData);
+
+/// Calls `visit` on each use, by an op nested in `op`, of a value defined outside `op` (arguments
+/// of blocks in `op`'s regions count as inside; `op`'s own operands are not visited), in pre-order
+/// until it returns false; returns false when stopped. Allocates nothing; values are borrowed.
+bool memoptOperationForEachCapture(MlirOperation op, MemoptValueVisitor visit, void *userData);
+
 /// Redirects to `to` the uses of `from` whose user is nested in `scope` (when
 /// `inside`) or is not (when not `inside`).
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
@@ -163,6 +171,13 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
 /// location (through memoptEmitDiagnostic).
 void memoptEmitOpDiagnostic(MlirOperation op, MlirDiagnosticSeverity severity, const char *format,
                             ...) __attribute__((format(printf, 3, 4)));
+
+/// Reports an error "'<op name>' op <printf-formatted text>" at `op`'s location, as MLIR's emitOpError.
+void memoptEmitOpErrorV(MlirOperation op, const char *format, va_list args);
+
+/// memoptEmitOpErrorV with the arguments after `format`.
+void memoptEmitOpError(MlirOperation op, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /// Orders a log's entries by file position (each diagnostic keeps its notes
 /// after it), so the output does not depend on how passes were scheduled.

@@ -29,6 +29,33 @@ bool memoptValueIsDefinedInside(MlirValue value, MlirOperation ancestor) {
   return !mlirOperationIsNull(owner) && memoptOperationIsInside(owner, ancestor);
 }
 
+typedef struct CaptureWalk {
+  MlirOperation root;
+  MemoptValueVisitor visit;
+  void *userData;
+  bool stopped;
+} CaptureWalk;
+
+static MlirWalkResult visitCaptures(MlirOperation op, void *userData) {
+  CaptureWalk *walk = userData;
+  if (mlirOperationEqual(op, walk->root))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue value = mlirOperationGetOperand(op, i);
+    if (!memoptValueIsDefinedInside(value, walk->root) && !walk->visit(value, walk->userData)) {
+      walk->stopped = true;
+      return MlirWalkResultInterrupt;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool memoptOperationForEachCapture(MlirOperation op, MemoptValueVisitor visit, void *userData) {
+  CaptureWalk walk = {op, visit, userData, false};
+  mlirOperationWalk(op, visitCaptures, &walk, MlirWalkPreOrder);
+  return !walk.stopped;
+}
+
 void memoptValueReplaceUsesByScope(MlirValue from, MlirValue to, MlirOperation scope,
                                    bool inside) {
   /* Collect first: rewriting a use unlinks it from the list being walked. */

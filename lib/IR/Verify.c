@@ -23,15 +23,10 @@ typedef struct Verifier {
 static void opError(Verifier *verifier, MlirOperation op, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 static void opError(Verifier *verifier, MlirOperation op, const char *format, ...) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&message, "'%.*s' op ", (int)opName.length, opName.data);
   va_list args;
   va_start(args, format);
-  memoptStringBufferAppendFormatV(&message, format, args);
+  memoptEmitOpErrorV(op, format, args);
   va_end(args);
-  mlirEmitError(mlirOperationGetLocation(op), memoptStringBufferGet(&message));
-  memoptStringBufferDestroy(&message);
   verifier->failed = true;
 }
 
@@ -547,7 +542,13 @@ static void verifyPlaceStage(Verifier *verifier, MlirOperation op) {
   }
   MlirBlock block;
   MlirOperation yield;
-  if (body(verifier, op, 0, &block) && yieldOf(verifier, op, block, &yield))
+  if (!body(verifier, op, 0, &block))
+    return;
+  if (mlirBlockGetNumArguments(block) != 0)
+    opError(verifier, op,
+            "body must take no arguments (it takes %ld): a stage has no operands to bind them",
+            (long)mlirBlockGetNumArguments(block));
+  if (yieldOf(verifier, op, block, &yield))
     yieldMatchesResults(verifier, op, yield);
 }
 

@@ -438,20 +438,6 @@ static json_t *describePlan(const MemoptPlacementPlan *plan, const Cluster *clus
   return object;
 }
 
-static bool writeReport(const char *path, json_t *root, MemoptStringBuffer *error) {
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-  if (!text) {
-    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON", path);
-    return false;
-  }
-  MemoptStringBuffer file = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&file, "%s\n", text);
-  free(text);
-  bool ok = memoptFileWriteOutput(path, file.data, strlen(file.data), error);
-  memoptStringBufferDestroy(&file);
-  return ok;
-}
-
 static double secondsSince(const struct timespec *start) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -802,7 +788,7 @@ static MlirLogicalResult runPlaceSearch(MlirOperation module, const MemoptPassOp
   const char *reportPath = memoptPassOptionsGetString(passOptions, "report");
   if (ok && *reportPath) {
     MemoptStringBuffer error = memoptStringBufferCreate();
-    if (!writeReport(reportPath, root, &error)) {
+    if (!memoptJsonWriteFile(root, reportPath, JSON_INDENT(2) | JSON_REAL_PRECISION(9), &error)) {
       memoptEmitOpDiagnostic(module, MlirDiagnosticError, "place-search: %s", error.data);
       ok = false;
     }

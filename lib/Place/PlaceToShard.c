@@ -38,38 +38,22 @@ static int64_t integerAttribute(MlirOperation op, const char *name) {
   return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
 }
 
-static bool definedInside(MlirValue value, MlirOperation ancestor) {
-  MlirOperation owner = mlirValueIsAOpResult(value)
-                            ? mlirOpResultGetOwner(value)
-                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-  return memoptOperationIsInside(owner, ancestor) &&
-         !(mlirValueIsABlockArgument(value) && mlirOperationEqual(owner, ancestor));
-}
-
 /* Values used inside `stage` and defined outside it, in first-use order. */
 typedef struct Captures {
   MlirValue *values;
   intptr_t count;
   size_t capacity;
-  MlirOperation stage;
 } Captures;
 
-static MlirWalkResult collectCaptures(MlirOperation op, void *userData) {
+static bool collectCapture(MlirValue value, void *userData) {
   Captures *captures = userData;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    MlirValue value = mlirOperationGetOperand(op, i);
-    if (definedInside(value, captures->stage))
-      continue;
-    bool seen = false;
-    for (intptr_t k = 0; k < captures->count && !seen; ++k)
-      seen = mlirValueEqual(captures->values[k], value);
-    if (seen)
-      continue;
-    captures->values = memoptGrowArray(captures->values, &captures->capacity,
-                                       (size_t)captures->count + 1, sizeof *captures->values);
-    captures->values[captures->count++] = value;
-  }
-  return MlirWalkResultAdvance;
+  for (intptr_t k = 0; k < captures->count; ++k)
+    if (mlirValueEqual(captures->values[k], value))
+      return true;
+  captures->values = memoptGrowArray(captures->values, &captures->capacity,
+                                     (size_t)captures->count + 1, sizeof *captures->values);
+  captures->values[captures->count++] = value;
+  return true;
 }
 
 static bool isConstant(MlirValue value) {
@@ -148,8 +132,9 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   memoptStringBufferAppendFormat(&name, "%.*s_stage%lld", (int)funcName.length, funcName.data,
                                  index);
 
-  Captures captures = {NULL, 0, 0, stage};
-  mlirOperationWalk(stage, collectCaptures, &captures, MlirWalkPreOrder);
+  /* The verifier rejects a stage body with arguments: nothing would bind them. */
+  Captures captures = {NULL, 0, 0};
+  memoptOperationForEachCapture(stage, collectCapture, &captures);
   /* Constants are cloned into the function instead of passed: they
    * go to the end of the list, the arguments stay first, in order. */
   intptr_t arguments = 0;

@@ -98,29 +98,14 @@ static bool positionOf(const Context *context, MlirOperation op, size_t *positio
   return memoptMemoryProfileLookupPosition(context->profile, op, position);
 }
 
-/* Calls `visit` on every value an op reads from outside itself, uses by
- * ops nested in its regions included. */
-typedef void (*OperandVisitor)(MlirValue value, void *userData);
-
-typedef struct OperandWalk {
-  MlirOperation root;
-  OperandVisitor visit;
-  void *userData;
-} OperandWalk;
-
-static MlirWalkResult visitOperands(MlirOperation op, void *userData) {
-  OperandWalk *walk = userData;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    MlirValue operand = mlirOperationGetOperand(op, i);
-    if (!memoptValueIsDefinedInside(operand, walk->root))
-      walk->visit(operand, walk->userData);
-  }
-  return MlirWalkResultAdvance;
-}
-
-static void forEachExternalOperand(MlirOperation op, OperandVisitor visit, void *userData) {
-  OperandWalk walk = {op, visit, userData};
-  mlirOperationWalk(op, visitOperands, &walk, MlirWalkPreOrder);
+/* Calls `visit` on every value an op reads from outside itself: its
+ * operands, then the values ops nested in its regions capture, until `visit`
+ * returns false. */
+static void forEachExternalOperand(MlirOperation op, MemoptValueVisitor visit, void *userData) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (!visit(mlirOperationGetOperand(op, i), userData))
+      return;
+  memoptOperationForEachCapture(op, visit, userData);
 }
 
 typedef struct MarkUse {
@@ -128,11 +113,12 @@ typedef struct MarkUse {
   size_t position;
 } MarkUse;
 
-static void markBufferUse(MlirValue value, void *userData) {
+static bool markBufferUse(MlirValue value, void *userData) {
   MarkUse *mark = userData;
   size_t buffer;
   if (memoptMemoryProfileLookupBuffer(mark->context->profile, value, &buffer))
     mark->context->bufferUsed[mark->position * mark->context->bufferCount + buffer] = true;
+  return true;
 }
 
 static bool isTensor(MlirValue value) { return mlirTypeIsARankedTensor(mlirValueGetType(value)); }
@@ -191,19 +177,6 @@ static bool isContraction(MlirOperation op) {
   return false;
 }
 
-static bool isRecomputable(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length > 7 && strncmp(name.data, "linalg.", 7) == 0)
-    return true;
-  static const char *const tensorOps[] = {"tensor.empty", "tensor.concat", "tensor.expand_shape",
-                                          "tensor.collapse_shape", "tensor.extract_slice",
-                                          "tensor.cast"};
-  for (size_t i = 0; i < sizeof tensorOps / sizeof *tensorOps; ++i)
-    if (memoptOperationIsA(op, tensorOps[i]))
-      return true;
-  return false;
-}
-
 /* Builds the producer chain of a candidate for regeneration before
  * `regeneratePosition`. */
 typedef struct ChainBuilder {
@@ -223,41 +196,30 @@ static bool chainContains(const Candidate *candidate, MlirOperation op) {
 
 static void addChainOp(ChainBuilder *builder, MlirOperation op);
 
-typedef struct NestedTensorReads {
-  MlirOperation root;
-  bool found;
-} NestedTensorReads;
-
-static MlirWalkResult findNestedTensorRead(MlirOperation op, void *userData) {
-  NestedTensorReads *nested = userData;
-  if (mlirOperationEqual(op, nested->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    MlirValue operand = mlirOperationGetOperand(op, i);
-    if (isTensor(operand) && !memoptValueIsDefinedInside(operand, nested->root))
-      nested->found = true;
-  }
-  return MlirWalkResultAdvance;
+static bool isNotTensor(MlirValue value, void *userData) {
+  (void)userData;
+  return !isTensor(value);
 }
 
-static void addChainOperand(MlirValue value, void *userData) {
+static bool addChainOperand(MlirValue value, void *userData) {
   ChainBuilder *builder = userData;
   if (builder->failed || !isTensor(value) || mlirValueIsABlockArgument(value))
-    return; /* scalars dominate the use; arguments stay live */
+    return !builder->failed; /* scalars dominate the use; arguments stay live */
   MlirOperation producer = mlirOpResultGetOwner(value);
   if (memoptOperationIsA(producer, "arith.constant"))
-    return;
+    return true;
   if (readAtOrAfter(builder->context, value, builder->regeneratePosition)) {
     Candidate *candidate = builder->candidate;
     for (size_t i = 0; i < candidate->inputCount; ++i)
       if (mlirValueEqual(candidate->inputs[i], value))
-        return;
+        return true;
     candidate->inputs = memoptGrowArray(candidate->inputs, &candidate->inputCapacity,
                                         candidate->inputCount + 1, sizeof *candidate->inputs);
     candidate->inputs[candidate->inputCount++] = value;
-    return;
+    return true;
   }
   addChainOp(builder, producer);
+  return !builder->failed;
 }
 
 static void addChainOp(ChainBuilder *builder, MlirOperation op) {
@@ -265,7 +227,7 @@ static void addChainOp(ChainBuilder *builder, MlirOperation op) {
   size_t position;
   if (builder->failed || chainContains(candidate, op))
     return;
-  if (!isRecomputable(op) || !positionOf(builder->context, op, &position) ||
+  if (!memoptOpIsRecomputable(op) || !positionOf(builder->context, op, &position) ||
       !mlirOperationEqual(memoptMemoryProfileGetPositionOp(builder->context->profile, position), op)) {
     builder->failed = true;
     return;
@@ -278,9 +240,7 @@ static void addChainOp(ChainBuilder *builder, MlirOperation op) {
   }
   /* A clone remaps only its own operands: tensors read from outside by ops
    * nested in its regions would keep pointing at the originals. */
-  NestedTensorReads nested = {op, false};
-  mlirOperationWalk(op, findNestedTensorRead, &nested, MlirWalkPreOrder);
-  if (nested.found) {
+  if (!memoptOperationForEachCapture(op, isNotTensor, NULL)) {
     builder->failed = true;
     return;
   }
@@ -332,15 +292,16 @@ typedef struct LaterReads {
   bool ok;
 } LaterReads;
 
-static void checkLaterRead(MlirValue operand, void *userData) {
+static bool checkLaterRead(MlirValue operand, void *userData) {
   LaterReads *check = userData;
   size_t buffer, defined;
   if (!memoptMemoryProfileLookupBuffer(check->context->profile, operand, &buffer) ||
       buffer != check->buffer || isViewOf(operand, check->value))
-    return;
+    return true;
   if (mlirValueIsABlockArgument(operand) ||
       !positionOf(check->context, mlirOpResultGetOwner(operand), &defined) || defined < check->from)
     check->ok = false;
+  return check->ok;
 }
 
 static bool laterReadsAreDirect(const Context *context, size_t buffer, MlirValue value,
@@ -384,12 +345,13 @@ typedef struct FreeCheck {
   bool frees;
 } FreeCheck;
 
-static void checkFree(MlirValue value, void *userData) {
+static bool checkFree(MlirValue value, void *userData) {
   FreeCheck *check = userData;
   size_t buffer;
   if (memoptMemoryProfileLookupBuffer(check->context->profile, value, &buffer) &&
       memoptMemoryProfileGetBuffer(check->context->profile, buffer).lastPosition == check->position)
     check->frees = true;
+  return !check->frees;
 }
 
 /* The earliest position after `last` from which every op up to `next` is

@@ -54,10 +54,6 @@ enum { MAX_TRIES_PER_STEP = 16 };
 
 /* An op that may run again with the same result: value semantics on
  * tensors and scalars, no side effects, regions only in linalg ops. */
-static bool isRecomputable(MlirOperation op) {
-  return mlirOperationGetNumResults(op) > 0 && memoptOperationIsPure(op);
-}
-
 /* True when the body of linalg op `op` computes nothing: it yields an
  * input or a constant (fill, copy, transpose, broadcast). */
 static bool bodyOnlyMovesData(MlirOperation op) {
@@ -146,33 +142,23 @@ static bool positionOf(const Search *search, MlirOperation op, size_t *position)
  * from outside `op`, with the operand index (-1 for values used inside). */
 typedef bool (*OperandVisitor)(void *state, MlirOperation op, intptr_t index, MlirValue value);
 
-typedef struct CapturedWalk {
+typedef struct CapturedVisit {
   MlirOperation root;
   OperandVisitor visit;
   void *state;
-  bool ok;
-} CapturedWalk;
+} CapturedVisit;
 
-static MlirWalkResult visitCaptured(MlirOperation op, void *userData) {
-  CapturedWalk *walk = userData;
-  if (mlirOperationEqual(op, walk->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && walk->ok; ++i) {
-    MlirValue value = mlirOperationGetOperand(op, i);
-    if (!memoptValueIsDefinedInside(value, walk->root))
-      walk->ok = walk->visit(walk->state, walk->root, -1, value);
-  }
-  return walk->ok ? MlirWalkResultAdvance : MlirWalkResultInterrupt;
+static bool visitCaptured(MlirValue value, void *userData) {
+  CapturedVisit *captured = userData;
+  return captured->visit(captured->state, captured->root, -1, value);
 }
 
 static bool forEachOperand(MlirOperation op, OperandVisitor visit, void *state) {
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
     if (!visit(state, op, i, mlirOperationGetOperand(op, i)))
       return false;
-  CapturedWalk walk = {op, visit, state, true};
-  if (mlirOperationGetNumRegions(op) > 0)
-    mlirOperationWalk(op, visitCaptured, &walk, MlirWalkPreOrder);
-  return walk.ok;
+  CapturedVisit captured = {op, visit, state};
+  return memoptOperationForEachCapture(op, visitCaptured, &captured);
 }
 
 /* Building one candidate's chain. */
@@ -229,7 +215,7 @@ static bool chainOperand(void *state, MlirOperation op, intptr_t index, MlirValu
       return true; /* live at the insertion point anyway */
   }
   bool structural = isStructural(producer);
-  bool recompute = isRecomputable(producer) &&
+  bool recompute = memoptOpIsRecomputable(producer) &&
                    (structural || (!candidate->extendLeaves &&
                                    build->computeOps < search->limits->maxChain));
   if (recompute) {
@@ -435,7 +421,7 @@ static bool buildCandidate(Search *search, size_t peak, size_t buffer, bool exte
       }
     for (size_t k = 0; k < build.worklistCount && ok; ++k) {
       MlirOperation op = search->opAt[build.worklist[k]];
-      ok = isRecomputable(op) && forEachOperand(op, chainOperand, &build);
+      ok = memoptOpIsRecomputable(op) && forEachOperand(op, chainOperand, &build);
     }
     ok = ok && build.computeOps <= search->limits->maxChain;
   }
@@ -575,12 +561,8 @@ static void destroyStep(Step *step) {
   memset(step, 0, sizeof *step);
 }
 
-/* Makes `profile` (of the function as it is now) the search's, with the
- * positions and live bytes read from it. */
-static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
-  memoptMemoryProfileDestroy(search->profile);
-  search->profile = profile;
-  search->positionCount = memoptMemoryProfileGetNumPositions(profile);
+/* Frees the per-position arrays read from the search's profile. */
+static void freePositionArrays(Search *search) {
   free(search->opAt);
   free(search->live);
   free(search->liveBefore);
@@ -588,6 +570,15 @@ static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
   free(search->delta);
   free(search->inChain);
   free(search->worklist);
+}
+
+/* Makes `profile` (of the function as it is now) the search's, with the
+ * positions and live bytes read from it. */
+static void adoptProfile(Search *search, MemoptMemoryProfile *profile) {
+  memoptMemoryProfileDestroy(search->profile);
+  search->profile = profile;
+  search->positionCount = memoptMemoryProfileGetNumPositions(profile);
+  freePositionArrays(search);
   search->inChain = memoptAllocateZeroed(search->positionCount, sizeof *search->inChain);
   search->worklist = memoptAllocateZeroed(search->positionCount, sizeof *search->worklist);
   search->opAt = memoptAllocateZeroed(search->positionCount, sizeof *search->opAt);
@@ -648,13 +639,7 @@ static void reject(Search *search, const Candidate *candidate, const void *value
 
 static void destroySearch(Search *search) {
   memoptMemoryProfileDestroy(search->profile);
-  free(search->opAt);
-  free(search->live);
-  free(search->liveBefore);
-  free(search->liveFrom);
-  free(search->delta);
-  free(search->inChain);
-  free(search->worklist);
+  freePositionArrays(search);
   memoptPointerMapDestroy(&search->rejected);
 }
 

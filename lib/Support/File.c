@@ -1,6 +1,7 @@
 /* Whole-file reads, and output writes that never leave a partial regular
  * file behind (temporary file + rename) and never replace a node they did
- * not create: devices, FIFOs and symlinks are written through. */
+ * not create: devices, FIFOs and symlinks are written through; JSON reports
+ * are written that way too. */
 /* realpath is an XSI function. */
 #define _XOPEN_SOURCE 700
 
@@ -8,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +131,21 @@ bool memoptFileWriteOutput(const char *path, const char *bytes, size_t length,
       S_ISREG(status.st_mode))
     return writeThroughTemporary(target, bytes, length, error);
   return writeInPlace(path, bytes, length, error);
+}
+
+bool memoptJsonWriteFile(const json_t *root, const char *path, size_t flags,
+                         MemoptStringBuffer *error) {
+  char *text = json_dumps(root, flags);
+  if (!text) {
+    memoptStringBufferAppendFormat(error, "cannot write '%s': the report cannot be serialized as JSON",
+                                   path);
+    return false;
+  }
+  MemoptStringBuffer file = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&file, text);
+  memoptStringBufferAppendCString(&file, "\n"); /* ends in a newline like every text file */
+  free(text);
+  bool ok = memoptFileWriteOutput(path, file.data, file.length, error);
+  memoptStringBufferDestroy(&file);
+  return ok;
 }

@@ -96,6 +96,14 @@ bool memoptFileRead(const char *path, MemoptStringBuffer *out, MemoptStringBuffe
 bool memoptFileWriteOutput(const char *path, const char *bytes, size_t length,
                            MemoptStringBuffer *error);
 
+struct json_t; /* jansson's value */
+
+/// Writes `root` as JSON text (jansson's json_dumps with `flags`, e.g. JSON_INDENT(2)) and a
+/// newline to output `path` through memoptFileWriteOutput; returns false and fills `error` on
+/// failure. Borrows `root`.
+bool memoptJsonWriteFile(const struct json_t *root, const char *path, size_t flags,
+                         MemoptStringBuffer *error);
+
 /*===------------------------------------------------------------------===*
  * Text
  *===------------------------------------------------------------------===*/

@@ -167,17 +167,8 @@ bool memoryReportWriteJson(const MemoryReport *report, const char *path, MemoptS
   json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:O}", "tool", "memopt-opt", "input",
                            report->sourceName, "pipeline", report->pipeline, "functions", functions,
                            "diagnostics", report->diagnostics);
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  bool ok = memoptJsonWriteFile(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER, error);
   json_decref(root);
-  if (!text) {
-    memoptStringBufferAppendCString(error, "cannot serialize the memory report");
-    return false;
-  }
-  MemoptStringBuffer file = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&file, "%s\n", text);
-  free(text);
-  bool ok = memoptFileWriteOutput(path, file.data, file.length, error);
-  memoptStringBufferDestroy(&file);
   return ok;
 }
 

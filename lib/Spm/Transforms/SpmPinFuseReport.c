@@ -65,17 +65,7 @@ void spmReportAddFunction(SpmReport *report, const char *name, const char *strat
 }
 
 bool spmReportWrite(const SpmReport *report, const char *path, MemoptStringBuffer *error) {
-  char *text = json_dumps(report->root, JSON_INDENT(2));
-  if (!text) {
-    memoptStringBufferAppendFormat(error, "cannot encode the report for '%s' as JSON", path);
-    return false;
-  }
-  MemoptStringBuffer content = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&content, "%s\n", text);
-  free(text);
-  bool written = memoptFileWriteOutput(path, content.data, content.length, error);
-  memoptStringBufferDestroy(&content);
-  return written;
+  return memoptJsonWriteFile(report->root, path, JSON_INDENT(2), error);
 }
 
 void spmReportDestroy(SpmReport *report) {
