@@ -5,7 +5,7 @@
  * are drawn from a fixed-seed generator over the ranges that make ties,
  * recomputation and infeasible stages common: few distinct layer figures,
  * HBM around a few layers' worth, small clusters. */
-#include "Analysis/Placement.h"
+#include "Place/Place.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
