@@ -27,27 +27,43 @@ static uint64_t signatureOf(MlirOperation op) {
   return hash;
 }
 
-/* Tensors defined before position `boundary` and used at or after it: the
- * values a cut there sends from one layer to the next. */
-static size_t valuesCrossing(MlirOperation *ops, size_t boundary, MlirBlock block,
-                             const MemoptPointerMap *position) {
-  size_t crossing = 0;
-  for (size_t i = 0; i < boundary; ++i)
+/* crossing[b], for every boundary b in [0, count]: the tensors defined
+ * before position b and used at or after it, the values a cut there sends
+ * from one layer to the next. A value defined at d whose last use (by the
+ * op of the block that holds it) is at u crosses the boundaries (d, u]: one
+ * pass over the uses and a prefix sum. The caller frees the array. */
+static size_t *valuesCrossing(MlirOperation *ops, size_t count, MlirBlock block,
+                              const MemoptPointerMap *position) {
+  size_t *crossing = memoptAllocateZeroed(count + 1, sizeof *crossing);
+  /* Differences: crossing[b] - crossing[b - 1] is starts[b] - ends[b]. */
+  size_t *starts = memoptAllocateZeroed(count + 1, sizeof *starts);
+  size_t *ends = memoptAllocateZeroed(count + 1, sizeof *ends);
+  for (size_t i = 0; i < count; ++i)
     for (intptr_t r = 0; r < mlirOperationGetNumResults(ops[i]); ++r) {
       MlirValue value = mlirOperationGetResult(ops[i], r);
       if (!mlirTypeIsARankedTensor(mlirValueGetType(value)))
         continue;
+      size_t last = i;
       for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
            use = mlirOpOperandGetNextUse(use)) {
         MlirOperation user = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), block);
         size_t at = mlirOperationIsNull(user) ? MEMOPT_NO_INDEX
                                               : memoptPointerMapLookup(position, user.ptr);
-        if (at != MEMOPT_NO_INDEX && at >= boundary) {
-          ++crossing;
-          break;
-        }
+        if (at != MEMOPT_NO_INDEX && at > last)
+          last = at;
+      }
+      if (last > i) {
+        ++starts[i + 1];
+        ++ends[last + 1];
       }
     }
+  size_t open = 0;
+  for (size_t b = 0; b <= count; ++b) {
+    open = open + starts[b] - ends[b];
+    crossing[b] = open;
+  }
+  free(ends);
+  free(starts);
   return crossing;
 }
 
@@ -57,6 +73,55 @@ static size_t valuesCrossing(MlirOperation *ops, size_t boundary, MlirBlock bloc
 static bool isScalarConstant(MlirOperation op) {
   return memoptOperationIsA(op, "arith.constant") &&
          !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)));
+}
+
+bool memoptFindLayerRun(const uint64_t *signatures, size_t count, MemoptLayerRun *run) {
+  *run = (MemoptLayerRun){0, 0, count, 1};
+  if (count < 2)
+    return false;
+  /* Common extensions forwards, and backwards through the reversed
+   * sequence: the suffixes of the reversal at count - j and count - j - p
+   * are the prefixes [0, j) and [0, j + p) read from their end. */
+  uint64_t *reversed = memoptAllocateZeroed(count, sizeof *reversed);
+  for (size_t i = 0; i < count; ++i)
+    reversed[i] = signatures[count - 1 - i];
+  MemoptCommonExtension forward = memoptCommonExtensionCreate(signatures, count);
+  MemoptCommonExtension backward = memoptCommonExtensionCreate(reversed, count);
+  free(reversed);
+  /* For a period p, the positions i with signatures[i] == signatures[i + p]
+   * form maximal stretches [a, b); signatures [a, b + p) then repeat with
+   * period p, (b - a + p) / p whole times. A stretch of at least p positions
+   * (two windows or more) holds a multiple of p, j: extending from j and
+   * j + p backwards and forwards finds it, from n / p starting points per
+   * period, n log n in all. Stretches are met in order, so ties go as a scan
+   * of every period and position would break them: the most signatures
+   * covered, then the shortest period, then the earliest run. */
+  size_t bestCoverage = 0;
+  for (size_t p = 1; 2 * p <= count; ++p) {
+    size_t seen = 0; /* the end of the last stretch found */
+    for (size_t j = 0; j + p < count; j += p) {
+      if (j < seen || signatures[j] != signatures[j + p])
+        continue;
+      size_t ahead = memoptCommonExtensionQuery(&forward, j, j + p);
+      size_t behind = j ? memoptCommonExtensionQuery(&backward, count - j, count - j - p) : 0;
+      size_t length = behind + ahead + p, repeats = length / p;
+      if (repeats >= 2 && repeats * p > bestCoverage) {
+        bestCoverage = repeats * p;
+        *run = (MemoptLayerRun){j - behind, length, p, repeats};
+      }
+      seen = j + ahead;
+    }
+  }
+  memoptCommonExtensionDestroy(&backward);
+  memoptCommonExtensionDestroy(&forward);
+  /* A repetition inside one layer (the same rotary embedding applied to
+   * queries and keys) is not the layer structure: layers make up most of a
+   * model, so a run covering less than half of the body is ignored. */
+  if (2 * bestCoverage < count) {
+    *run = (MemoptLayerRun){0, 0, count, 1};
+    return false;
+  }
+  return true;
 }
 
 bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure) {
@@ -85,53 +150,27 @@ bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure) {
   }
   opIndex[numSignatures] = numOps;
 
-  size_t bestCoverage = 0, runStart = 0, runLength = 0, period = numSignatures, repeats = 1;
-  for (size_t p = 1; 2 * p <= numSignatures; ++p) {
-    size_t run = 0;
-    for (size_t i = 0; i + p <= numSignatures; ++i) {
-      if (i + p < numSignatures && signatures[i] == signatures[i + p]) {
-        ++run;
-        continue;
-      }
-      /* Signatures [i - run, i + p) repeat with period p. */
-      size_t k = (run + p) / p;
-      if (k >= 2 && k * p > bestCoverage) {
-        bestCoverage = k * p;
-        runStart = i - run;
-        runLength = run + p;
-        period = p;
-        repeats = k;
-      }
-      run = 0;
-    }
-  }
-  /* A repetition inside one layer (the same rotary embedding applied to
-   * queries and keys) is not the layer structure: layers make up most of a
-   * model, so a run covering less than half of the body is ignored. */
-  if (2 * bestCoverage < numSignatures) {
-    bestCoverage = 0;
-    period = numSignatures;
-    repeats = 1;
-  }
+  MemoptLayerRun run;
+  bool found = memoptFindLayerRun(signatures, numSignatures, &run);
   size_t first = 0;
-  if (bestCoverage) {
+  if (found) {
     /* Any shift of the window within the run repeats as well: cut where the
      * fewest tensors cross from one layer to the next. */
-    size_t slack = runLength - repeats * period, fewest = (size_t)-1;
-    for (size_t start = runStart; start <= runStart + slack; ++start) {
-      size_t crossing = valuesCrossing(ops, opIndex[start + period], block, &position);
-      if (crossing < fewest) {
-        fewest = crossing;
+    size_t *crossing = valuesCrossing(ops, count, block, &position);
+    size_t slack = run.length - run.repeats * run.period, fewest = (size_t)-1;
+    for (size_t start = run.start; start <= run.start + slack; ++start)
+      if (crossing[opIndex[start + run.period]] < fewest) {
+        fewest = crossing[opIndex[start + run.period]];
         first = start;
       }
-    }
+    free(crossing);
   }
   structure->numOps = numOps;
-  structure->count = repeats;
-  structure->bounds = memoptAllocateZeroed(repeats + 1, sizeof *structure->bounds);
-  if (bestCoverage)
-    for (size_t i = 0; i <= repeats; ++i)
-      structure->bounds[i] = opIndex[first + i * period];
+  structure->count = run.repeats;
+  structure->bounds = memoptAllocateZeroed(run.repeats + 1, sizeof *structure->bounds);
+  if (found)
+    for (size_t i = 0; i <= run.repeats; ++i)
+      structure->bounds[i] = opIndex[first + i * run.period];
   else {
     structure->bounds[0] = 0;
     structure->bounds[1] = numOps;

@@ -36,6 +36,16 @@ typedef struct MemoptLayerStructure {
   size_t *bounds; /* count + 1 entries, owned */
 } MemoptLayerStructure;
 
+/// A run of equal consecutive windows in a sequence: `repeats` windows of `period` items from
+/// `start`, within the `length` items from `start` that repeat with that period (so the windows
+/// can start anywhere in [start, start + length - repeats * period]).
+typedef struct MemoptLayerRun {
+  size_t start, length, period, repeats;
+} MemoptLayerRun;
+
+/// Finds, in O(count log count), the run of two or more equal consecutive windows in `signatures[0, count)` that covers the most of them (ties: the shortest period, then the earliest start), as a scan of every period at every position would; false (and `run` one window of the whole sequence) when none covers half of them.
+bool memoptFindLayerRun(const uint64_t *signatures, size_t count, MemoptLayerRun *run);
+
 /// Finds the longest run of consecutive identical op sequences (same op names, operand and result types; scalar constants left out) in the body of `func`; without one covering half the body, the whole body is one layer. Returns false when `func` has no body; the caller then has nothing to destroy.
 bool memoptLayerRecognize(MlirOperation func, MemoptLayerStructure *structure);
 

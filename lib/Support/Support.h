@@ -1,6 +1,6 @@
 /* memopt support: growable strings, whole-file I/O, small text utilities,
- * SVG timelines, sparse matrices and binary integer programs with their
- * solvers (GLPK, CBC).
+ * longest common extensions of sequences, SVG timelines, sparse matrices and
+ * binary integer programs with their solvers (GLPK, CBC).
  *
  * Ownership: every function that returns a heap pointer says so; the caller
  * frees it with free(). Errors are returned, never printed from here. */
@@ -126,6 +126,28 @@ bool memoptParseDouble(const char *text, double *out);
 /// Parses a whole string as memoptParseInt64 does; false on junk, overflow or a value outside
 /// [min, max] (then `*out` is unchanged).
 bool memoptParseInt64InRange(const char *text, long long min, long long max, long long *out);
+
+/*===------------------------------------------------------------------===*
+ * Longest common extensions (CommonExtension.c)
+ *===------------------------------------------------------------------===*/
+
+/// The longest common prefix of any two suffixes of a sequence of 64-bit
+/// symbols, in constant time: suffix ranks and a sparse table of range minima
+/// over the LCP array. Owns its arrays.
+typedef struct MemoptCommonExtension {
+  size_t count;   /* symbols */
+  size_t *rank;   /* per suffix: its place among the suffixes in sorted order */
+  size_t *minima; /* level l, rank r: least LCP of adjacent ranks in (r - 1, r + 2^l - 1] */
+} MemoptCommonExtension;
+
+/// Builds the queries over `symbols[0, count)` (not kept) in O(count log count) time and space.
+MemoptCommonExtension memoptCommonExtensionCreate(const uint64_t *symbols, size_t count);
+
+/// Returns how many symbols the suffixes at `first` and `second` (both < count) share from their start.
+size_t memoptCommonExtensionQuery(const MemoptCommonExtension *lce, size_t first, size_t second);
+
+/// Frees what `lce` holds and leaves it empty.
+void memoptCommonExtensionDestroy(MemoptCommonExtension *lce);
 
 /*===------------------------------------------------------------------===*
  * SVG

@@ -170,6 +170,44 @@ static void divisorsOfLargePrimesAndSemiprimes(void **state) {
   expectDivisors(INT64_C(1) << 62, powers, 63);
 }
 
+/* Longest common extensions against direct comparison, for every pair of
+ * suffixes of fixed-seed random sequences over alphabets of 1 to 4 symbols
+ * (so that long common prefixes are frequent) and of periodic sequences. */
+static uint64_t lceSeed = 2024;
+
+static size_t lceRandom(size_t bound) {
+  lceSeed = lceSeed * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+  return (size_t)((lceSeed >> 33) % bound);
+}
+
+static void expectCommonExtensions(const uint64_t *symbols, size_t count) {
+  MemoptCommonExtension lce = memoptCommonExtensionCreate(symbols, count);
+  for (size_t i = 0; i < count; ++i)
+    for (size_t j = 0; j < count; ++j) {
+      size_t shared = 0;
+      while (i + shared < count && j + shared < count && symbols[i + shared] == symbols[j + shared])
+        ++shared;
+      assert_int_equal(memoptCommonExtensionQuery(&lce, i, j), shared);
+    }
+  memoptCommonExtensionDestroy(&lce);
+  assert_null(lce.rank);
+}
+
+static void commonExtensionsMatchDirectComparison(void **state) {
+  (void)state;
+  uint64_t symbols[160] = {0};
+  expectCommonExtensions(symbols, 0);
+  for (size_t trial = 0; trial < 400; ++trial) {
+    size_t count = lceRandom(sizeof symbols / sizeof *symbols + 1);
+    size_t alphabet = 1 + lceRandom(4), period = 1 + lceRandom(12);
+    /* Large symbol values: the order must not depend on their magnitude. */
+    for (size_t i = 0; i < count; ++i)
+      symbols[i] = trial % 2 ? UINT64_MAX - lceRandom(alphabet)
+                             : (i < period ? lceRandom(alphabet) : symbols[i - period]);
+    expectCommonExtensions(symbols, count);
+  }
+}
+
 static void numbersParseStrictly(void **state) {
   long long integer;
   double real;
@@ -403,6 +441,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(numbersParseStrictly),
       cmocka_unit_test(boundedNumbersRejectJunkOverflowAndRange),
       cmocka_unit_test(divisorsMatchTrialDivision),
+      cmocka_unit_test(commonExtensionsMatchDirectComparison),
       cmocka_unit_test(divisorsOfLargePrimesAndSemiprimes),
       cmocka_unit_test(outputWriteReplacesWholeFile),
       cmocka_unit_test(outputWriteFailureLeavesNothing),
