@@ -1,9 +1,7 @@
 /* Small text utilities: edit distance (for "did you mean" suggestions) and
- * strict number parsing for pass options. */
+ * string copies. */
 #include "Support/Support.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,28 +38,4 @@ char *memoptStrndup(const char *string, size_t length) {
   memcpy(copy, string, length);
   copy[length] = '\0';
   return copy;
-}
-
-bool memoptParseInt64(const char *text, long long *out) {
-  if (!*text)
-    return false;
-  char *end;
-  errno = 0;
-  long long value = strtoll(text, &end, 0);
-  if (errno != 0 || *end != '\0')
-    return false;
-  *out = value;
-  return true;
-}
-
-bool memoptParseDouble(const char *text, double *out) {
-  if (!*text)
-    return false;
-  char *end;
-  errno = 0;
-  double value = strtod(text, &end);
-  if (errno != 0 || *end != '\0' || !isfinite(value))
-    return false;
-  *out = value;
-  return true;
 }
