@@ -136,30 +136,21 @@ bool autoChunkReportWriteJson(const AutoChunkReport *report, const char *path,
 
 bool autoChunkReportWriteTimeline(const AutoChunkReport *report, const char *path,
                                   MemoptStringBuffer *error) {
-  MemoptStringBuffer svg = memoptStringBufferCreate();
-  /* One chart per function, stacked in one document. */
   size_t count = 0;
   for (const AutoChunkReportFunction *entry = report->first; entry; entry = entry->next)
     ++count;
-  memoptStringBufferAppendFormat(&svg,
-                                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
-                                 "height=\"%zu\">\n",
-                                 360 * (count ? count : 1));
+  MemoptTimelineSeries *series = memoptAllocateZeroed(2 * count, sizeof *series);
+  MemoptFunctionTimeline *charts = memoptAllocateZeroed(count, sizeof *charts);
   size_t index = 0;
   for (const AutoChunkReportFunction *entry = report->first; entry; entry = entry->next, ++index) {
-    MemoptTimelineSeries series[2] = {
-        {"before", "#c0392b", entry->before.bytes, entry->before.count},
-        {"after autochunk", "#2471a3", entry->after.bytes, entry->after.count}};
-    MemoptStringBuffer title = memoptStringBufferCreate();
-    memoptStringBufferAppendFormat(&title, "@%s: live activation bytes by op position",
-                                   entry->name);
-    memoptStringBufferAppendFormat(&svg, "<g transform=\"translate(0 %zu)\">\n", 360 * index);
-    memoptSvgTimeline(title.data, series, 2, entry->budget, &svg);
-    memoptStringBufferAppendCString(&svg, "</g>\n");
-    memoptStringBufferDestroy(&title);
+    series[2 * index] = (MemoptTimelineSeries){"before", "#c0392b", entry->before.bytes,
+                                               entry->before.count};
+    series[2 * index + 1] = (MemoptTimelineSeries){"after autochunk", "#2471a3",
+                                                   entry->after.bytes, entry->after.count};
+    charts[index] = (MemoptFunctionTimeline){entry->name, &series[2 * index], 2, entry->budget};
   }
-  memoptStringBufferAppendCString(&svg, "</svg>\n");
-  bool ok = memoptFileWriteOutput(path, svg.data, svg.length, error);
-  memoptStringBufferDestroy(&svg);
+  bool ok = memoptSvgTimelinesWriteFile(path, charts, count, error);
+  free(charts);
+  free(series);
   return ok;
 }

@@ -247,6 +247,21 @@ typedef struct SearchState {
   uint64_t evaluated;
 } SearchState;
 
+/* Runs `searchConfig` on every configuration and keeps the fastest plan;
+ * when none fits, says what was closest in `failure`. */
+static bool searchEveryConfig(const MemoptPlacementProblem *problem,
+                              void (*searchConfig)(const MemoptPlacementProblem *, const Config *,
+                                                   void *),
+                              MemoptPlacementPlan *plan, MemoptPlacementFailure *failure) {
+  memset(plan, 0, sizeof *plan);
+  SearchState state = {plan, false, 0};
+  forEachConfig(problem, searchConfig, &state);
+  plan->evaluated = state.evaluated;
+  if (!state.found)
+    noteSmallestFailure(problem, failure);
+  return state.found;
+}
+
 /* Records a configuration's plan when it is faster than the best so far
  * (the first of equally fast configurations stays). */
 static void offerPlan(const MemoptPlacementProblem *problem, const Config *config,
@@ -314,13 +329,7 @@ static void searchConfigDP(const MemoptPlacementProblem *problem, const Config *
 
 bool memoptPlacementSearchDP(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
                              MemoptPlacementFailure *failure) {
-  memset(plan, 0, sizeof *plan);
-  SearchState state = {plan, false, 0};
-  forEachConfig(problem, searchConfigDP, &state);
-  plan->evaluated = state.evaluated;
-  if (!state.found)
-    noteSmallestFailure(problem, failure);
-  return state.found;
+  return searchEveryConfig(problem, searchConfigDP, plan, failure);
 }
 
 /*===------------------------------------------------------------------===*
@@ -667,13 +676,7 @@ bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacemen
                            MemoptPlacementFailure *failure) {
   if (!middleLayersEqual(problem))
     return memoptPlacementSearchDP(problem, plan, failure);
-  memset(plan, 0, sizeof *plan);
-  SearchState state = {plan, false, 0};
-  forEachConfig(problem, searchConfigUniform, &state);
-  plan->evaluated = state.evaluated;
-  if (!state.found)
-    noteSmallestFailure(problem, failure);
-  return state.found;
+  return searchEveryConfig(problem, searchConfigUniform, plan, failure);
 }
 
 /*===------------------------------------------------------------------===*

@@ -166,6 +166,19 @@ typedef struct MemoptTimelineSeries {
 void memoptSvgTimeline(const char *title, const MemoptTimelineSeries *series, size_t seriesCount,
                        unsigned long long budget, MemoptStringBuffer *out);
 
+/// The live bytes of one function by op position, as one chart of a stacked document.
+typedef struct MemoptFunctionTimeline {
+  const char *function; /* the function's name, without '@' */
+  const MemoptTimelineSeries *series;
+  size_t seriesCount;
+  unsigned long long budget; /* 0: none */
+} MemoptFunctionTimeline;
+
+/// Writes one SVG document to `path` (memoptFileWriteOutput) with the charts of `count`
+/// functions stacked top to bottom; false with the reason in `error`.
+bool memoptSvgTimelinesWriteFile(const char *path, const MemoptFunctionTimeline *charts,
+                                 size_t count, MemoptStringBuffer *error);
+
 /*===------------------------------------------------------------------===*
  * Sparse matrices of linear programs (SparseMatrix.c)
  *===------------------------------------------------------------------===*/

@@ -1,6 +1,8 @@
-/* A line chart of bytes over positions, as a standalone SVG document. */
+/* A line chart of bytes over positions, as a standalone SVG document, and
+ * documents of such charts stacked, one per function. */
 #include "Support/Support.h"
 
+enum { chartWidth = 800, chartHeight = 360 };
 
 /* Escapes text for SVG (XML) content. */
 static void appendEscaped(MemoptStringBuffer *out, const char *text) {
@@ -19,7 +21,7 @@ static double mebibytes(unsigned long long bytes) { return (double)bytes / 10485
 
 void memoptSvgTimeline(const char *title, const MemoptTimelineSeries *series, size_t seriesCount,
                        unsigned long long budget, MemoptStringBuffer *out) {
-  const double width = 800, height = 360, left = 80, right = 160, top = 40, bottom = 50;
+  const double width = chartWidth, height = chartHeight, left = 80, right = 160, top = 40, bottom = 50;
   size_t positions = 1;
   unsigned long long maximum = budget;
   for (size_t s = 0; s < seriesCount; ++s) {
@@ -74,4 +76,28 @@ void memoptSvgTimeline(const char *title, const MemoptTimelineSeries *series, si
     memoptStringBufferAppendCString(out, "</text>\n");
   }
   memoptStringBufferAppendCString(out, "</svg>\n");
+}
+
+bool memoptSvgTimelinesWriteFile(const char *path, const MemoptFunctionTimeline *charts,
+                                 size_t count, MemoptStringBuffer *error) {
+  MemoptStringBuffer svg = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&svg,
+                                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                                 "height=\"%zu\">\n",
+                                 chartWidth, (size_t)chartHeight * (count ? count : 1));
+  MemoptStringBuffer title = memoptStringBufferCreate();
+  for (size_t i = 0; i < count; ++i) {
+    memoptStringBufferClear(&title);
+    memoptStringBufferAppendFormat(&title, "@%s: live activation bytes by op position",
+                                   charts[i].function);
+    memoptStringBufferAppendFormat(&svg, "<g transform=\"translate(0 %zu)\">\n",
+                                   (size_t)chartHeight * i);
+    memoptSvgTimeline(title.data, charts[i].series, charts[i].seriesCount, charts[i].budget, &svg);
+    memoptStringBufferAppendCString(&svg, "</g>\n");
+  }
+  memoptStringBufferDestroy(&title);
+  memoptStringBufferAppendCString(&svg, "</svg>\n");
+  bool ok = memoptFileWriteOutput(path, svg.data, svg.length, error);
+  memoptStringBufferDestroy(&svg);
+  return ok;
 }

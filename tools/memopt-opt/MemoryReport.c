@@ -174,34 +174,23 @@ bool memoryReportWriteJson(const MemoryReport *report, const char *path, MemoptS
 
 bool memoryReportWriteTimeline(const MemoryReport *report, const char *path,
                                MemoptStringBuffer *error) {
-  enum { ChartHeight = 360 };
-  MemoptStringBuffer svg = memoptStringBufferCreate();
-  size_t charts = 0;
-  for (size_t i = 0; i < report->functionCount; ++i)
-    charts += bothMeasured(&report->functions[i]);
-  memoptStringBufferAppendFormat(&svg,
-                                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
-                                 "height=\"%zu\">\n",
-                                 (size_t)ChartHeight * (charts ? charts : 1));
-  size_t index = 0;
+  MemoptTimelineSeries *series = memoptAllocateZeroed(2 * report->functionCount, sizeof *series);
+  MemoptFunctionTimeline *charts =
+      memoptAllocateZeroed(report->functionCount, sizeof *charts);
+  size_t count = 0;
   for (size_t i = 0; i < report->functionCount; ++i) {
     const FunctionEntry *entry = &report->functions[i];
     if (!bothMeasured(entry))
       continue;
-    MemoptTimelineSeries series[2] = {
-        {"input", "#c0392b", entry->input.live, entry->input.count},
-        {"output", "#2471a3", entry->output.live, entry->output.count}};
-    MemoptStringBuffer title = memoptStringBufferCreate();
-    memoptStringBufferAppendFormat(&title, "@%s: live activation bytes by op position",
-                                   entry->name);
-    memoptStringBufferAppendFormat(&svg, "<g transform=\"translate(0 %zu)\">\n",
-                                   (size_t)ChartHeight * index++);
-    memoptSvgTimeline(title.data, series, 2, 0, &svg);
-    memoptStringBufferAppendCString(&svg, "</g>\n");
-    memoptStringBufferDestroy(&title);
+    series[2 * count] = (MemoptTimelineSeries){"input", "#c0392b", entry->input.live,
+                                               entry->input.count};
+    series[2 * count + 1] = (MemoptTimelineSeries){"output", "#2471a3", entry->output.live,
+                                                   entry->output.count};
+    charts[count] = (MemoptFunctionTimeline){entry->name, &series[2 * count], 2, 0};
+    ++count;
   }
-  memoptStringBufferAppendCString(&svg, "</svg>\n");
-  bool ok = memoptFileWriteOutput(path, svg.data, svg.length, error);
-  memoptStringBufferDestroy(&svg);
+  bool ok = memoptSvgTimelinesWriteFile(path, charts, count, error);
+  free(charts);
+  free(series);
   return ok;
 }
