@@ -12,6 +12,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,17 +37,25 @@ static bool isElided(MlirAttribute attribute) {
   return elided;
 }
 
-/* Returns generated dense elements of `type`, or a null attribute when its
- * element type is not one memopt-run generates data for. */
-static MlirAttribute generatedElements(MlirType type, long long seed, size_t number) {
+/* Returns generated dense elements of `type`, or a null attribute with the
+ * reason (static text) in `reason`. */
+static MlirAttribute generatedElements(MlirType type, long long seed, size_t number,
+                                       const char **reason) {
   MlirType element = mlirShapedTypeGetElementType(type);
   int64_t count = 1;
   for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    count *= mlirShapedTypeGetDimSize(type, d);
+    if (__builtin_mul_overflow(count, mlirShapedTypeGetDimSize(type, d), &count) ||
+        (size_t)count > SIZE_MAX / sizeof(double)) {
+      *reason = "memopt-run cannot generate data for this elided constant: its element count "
+                "overflows";
+      return (MlirAttribute){NULL};
+    }
   bool isFloat = mlirTypeIsAF32(element) || mlirTypeIsAF64(element);
   unsigned width = mlirTypeIsAInteger(element) ? mlirIntegerTypeGetWidth(element) : 0;
-  if (!isFloat && width != 64 && width != 32 && width != 16 && width != 8 && width != 1)
+  if (!isFloat && width != 64 && width != 32 && width != 16 && width != 8 && width != 1) {
+    *reason = "memopt-run cannot generate data for this elided constant's element type";
     return (MlirAttribute){NULL};
+  }
   /* i1 is read as one int per element (mlirDenseElementsAttrBoolGet). */
   size_t elementSize = mlirTypeIsAF64(element) || width == 64 ? 8
                        : width == 16                          ? 2
@@ -101,10 +110,10 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
         mlirEmitError(mlirOperationGetLocation(op), "this constant's data was elided from the file");
       continue;
     }
-    MlirAttribute generated = generatedElements(type, search->seed, number);
+    const char *reason = NULL;
+    MlirAttribute generated = generatedElements(type, search->seed, number, &reason);
     if (mlirAttributeIsNull(generated)) {
-      mlirEmitError(mlirOperationGetLocation(op),
-                    "memopt-run cannot generate data for this elided constant's element type");
+      mlirEmitError(mlirOperationGetLocation(op), reason);
       ++search->unfillable;
       continue;
     }
@@ -129,8 +138,9 @@ bool harnessElidedConstantsResolve(MlirModule module, bool fill, long long seed,
                                    search.found);
   else
     memoptStringBufferAppendFormat(error,
-                                   "%zu elided constants have element types memopt-run cannot "
-                                   "generate (it fills f64, f32, i64, i32, i16, i8 and i1)",
+                                   "memopt-run cannot generate %zu elided constants (it fills "
+                                   "f64, f32, i64, i32, i16, i8 and i1 tensors whose element "
+                                   "count fits in 64 bits)",
                                    search.unfillable);
   return false;
 }
