@@ -198,9 +198,31 @@ static void lowerLoadStore(MlirOperation op, SpmLowering *lowering) {
   memoptEraseOp(op);
 }
 
-/* True when `value` is a pinned value or a view of one (the buffer of
- * which would be the arena's). */
-static bool viewsPin(MlirValue value) {
+/* The operand a destination-style op writes result `value` into, in place
+ * when bufferization can: a linalg op's init, the destination of an insert
+ * or a materialization, an scf.for init; null for other values. */
+static MlirValue tiedDestination(MlirValue value) {
+  MlirOperation owner = mlirOpResultGetOwner(value);
+  intptr_t result = mlirOpResultGetResultNumber(value);
+  if (memoptOperationIsA(owner, "tensor.insert_slice") || memoptOperationIsA(owner, "tensor.insert") ||
+      memoptOperationIsA(owner, "bufferization.materialize_in_destination"))
+    return mlirOperationGetOperand(owner, 1);
+  if (memoptOperationIsA(owner, "scf.for"))
+    return mlirOperationGetOperand(owner, 3 + result); /* lower, upper, step, then the inits */
+  if (memoptOperationIsInDialect(owner, "linalg")) {
+    /* The inits are the last operands, one per tensor result. */
+    intptr_t inits = mlirOperationGetNumResults(owner);
+    intptr_t first = mlirOperationGetNumOperands(owner) - inits;
+    if (first >= 0 && mlirTypeIsATensor(mlirValueGetType(value)))
+      return mlirOperationGetOperand(owner, first + result);
+  }
+  return (MlirValue){NULL};
+}
+
+/* True when `value` may live in the arena: a pinned value, a view of one,
+ * or what a destination-style op wrote into one of those (a linalg op whose
+ * init is the pinned value updates it in place). */
+static bool mayBePinned(MlirValue value) {
   static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
                                       "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
                                       "tensor.bitcast"};
@@ -211,17 +233,19 @@ static bool viewsPin(MlirValue value) {
     bool view = false;
     for (size_t i = 0; i < sizeof views / sizeof *views && !view; ++i)
       view = memoptOperationIsA(owner, views[i]);
-    if (!view)
+    value = view ? mlirOperationGetOperand(owner, 0) : tiedDestination(value);
+    if (mlirValueIsNull(value))
       return false;
-    value = mlirOperationGetOperand(owner, 0);
   }
   return false;
 }
 
-/* The arena lives as long as the function: a pinned value it returns is
- * copied out into a tensor of the default memory space (a store), so the
- * caller owns a buffer of its own. Returning views of the arena instead made
- * two results share one allocation, which the caller freed twice. */
+/* The arena lives as long as the function: a pinned value it returns, or a
+ * value written into one in place, is copied out into a tensor of the
+ * default memory space (a store), so the caller owns a buffer of its own.
+ * Returning views of the arena instead made two results share one
+ * allocation, which the caller freed twice. (A value bufferization writes
+ * out of place after all gets a copy it did not need.) */
 static void copyOutReturnedPins(MlirOperation func, SpmLowering *lowering) {
   MlirRegion region = mlirOperationGetRegion(func, 0);
   for (MlirBlock block = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(block);
@@ -231,7 +255,7 @@ static void copyOutReturnedPins(MlirOperation func, SpmLowering *lowering) {
       continue;
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(terminator); ++i) {
       MlirValue value = mlirOperationGetOperand(terminator, i);
-      if (!viewsPin(value))
+      if (!mayBePinned(value))
         continue;
       MemoptBuilder builder = memoptBuilderBefore(terminator);
       MlirValue stored = spmBuildCopy(
