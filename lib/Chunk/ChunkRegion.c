@@ -50,11 +50,17 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
       int64_t dim = memoptChunkPlanDimOf(plan, result);
       if (dim < 0 || !divides(result, dim, chunks))
         return false;
-      /* A region taken in runs over each chunk in whole chunks of its own. */
+      /* A region taken in runs over each chunk in whole chunks of its own:
+       * chunks x its chunk_size divides the extent. A product past int64_t
+       * exceeds every extent, so divides none (and wrapped to 0 it divided
+       * by zero). memoptVerifyOps checked that chunk_size is a positive int64. */
+      int64_t innerChunkSize, slices;
       if (memoptOperationIsA(op, "chunk.region") &&
-          !divides(result, dim,
-                   chunks * mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(
-                                op, mlirStringRefCreateFromCString("chunk_size")))))
+          (!memoptIntegerAttrGetInt64(mlirOperationGetAttributeByName(
+                                          op, mlirStringRefCreateFromCString("chunk_size")),
+                                      &innerChunkSize) ||
+           __builtin_mul_overflow(chunks, innerChunkSize, &slices) ||
+           !divides(result, dim, slices)))
         return false;
     }
   }

@@ -6,10 +6,20 @@
  * One failure of MLIR's parser says nothing: an op of an IRDL dialect written
  * in custom form (`remat.dim_symbol() : ...`), since IRDL gives its ops only
  * the generic form and their parse hook fails silently. When parsing fails
- * without a diagnostic, the source is scanned for such an op to point at. */
+ * without a diagnostic, the source is scanned for such an op to point at.
+ *
+ * One op MLIR's verifier accepts cannot be printed: a tensor.pad whose
+ * `low[...]` or `high[...]` holds -9223372036854775808, the marker of a
+ * padding given by an operand, without that operand. Its printer reads an
+ * operand past the end (SIGSEGV in mlir-opt too); the slice ops' verifier
+ * checks the same counts, tensor.pad's does not. Such a pad is rejected
+ * here, with the slice ops' message. */
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct Rename {
@@ -115,6 +125,45 @@ static void diagnoseSilentFailure(MlirContext context, MlirStringRef source,
                 "cannot parse the input, and MLIR's parser gave no reason");
 }
 
+/* Checks that list `list` (0: low, 1: high) of the tensor.pad `pad` has
+ * as many operands as its static list has dynamic markers; emits the error
+ * at the pad and returns false when not. */
+static bool padListMatches(MlirOperation pad, intptr_t list) {
+  static const char *const names[] = {"low", "high"};
+  static const char *const staticNames[] = {"static_low", "static_high"};
+  MlirAttribute values =
+      mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString(staticNames[list]));
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  /* MLIR's verifier checked the kinds and that the segments cover the operands. */
+  if (!mlirAttributeIsADenseI64Array(values) || !mlirAttributeIsADenseI32Array(segments) ||
+      mlirDenseArrayGetNumElements(segments) != 3)
+    return true;
+  intptr_t markers = 0;
+  for (intptr_t i = 0; i < mlirDenseArrayGetNumElements(values); ++i)
+    markers += mlirDenseI64ArrayGetElement(values, i) == INT64_MIN;
+  int32_t operands = mlirDenseI32ArrayGetElement(segments, 1 + list);
+  if (markers == operands)
+    return true;
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(
+      &message,
+      "'tensor.pad' op expected the number of '%s' to match the number of dynamic entries in "
+      "'%s' (%d vs %ld): %lld is the marker of a padding given by an operand",
+      names[list], staticNames[list], (int)operands, (long)markers, (long long)INT64_MIN);
+  mlirEmitError(mlirOperationGetLocation(pad), message.data);
+  memoptStringBufferDestroy(&message);
+  return false;
+}
+
+static MlirWalkResult checkPrintable(MlirOperation op, void *userData) {
+  if (memoptOperationIsA(op, "tensor.pad") && !(padListMatches(op, 0) && padListMatches(op, 1))) {
+    *(bool *)userData = false;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
 MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const char *sourceName) {
   size_t diagnostics = 0;
   MlirDiagnosticHandlerID counter =
@@ -140,5 +189,11 @@ MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const ch
         root, mlirLocationFileLineColGet(
                   context, mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(location)),
                   1, 1));
+  bool printable = true;
+  mlirOperationWalk(root, checkPrintable, &printable, MlirWalkPreOrder);
+  if (!printable) {
+    mlirModuleDestroy(module);
+    return (MlirModule){NULL};
+  }
   return module;
 }

@@ -203,14 +203,15 @@ extern const MemoptPassInfo memoptSpmFoldNormScalePass;
 extern const MemoptPassInfo memoptPrintLayerGraphPass;
 
 /// Lowers the spm ops of `func` (python-free-docs/dialects.md#lowering-spm-to-memref):
-/// pins into one arena of `spmBytes` bytes (0: up to the highest pin end) in
-/// memory space `memorySpace`, loads and stores to copies, groups to tile
-/// loops that compute in that memory space. Emits an error on each op it
-/// cannot lower and then fails; the IR is unchanged unless upstream tiling
-/// itself fails. With `reportCopies`, emits a remark with the bytes the
-/// lowered program copies between off-chip memory and the scratchpad.
+/// pins into one arena of `spmBytes` bytes (0: up to the highest pin end;
+/// errors name it as `spmBytesSource`, "spm-bytes") in memory space
+/// `memorySpace`, loads and stores to copies, groups to tile loops that
+/// compute in that memory space. Emits an error on each op it cannot lower
+/// and then fails; the IR is unchanged unless upstream tiling itself fails.
+/// With `reportCopies`, emits a remark with the bytes the lowered program
+/// copies between off-chip memory and the scratchpad.
 MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes,
-                                 bool reportCopies);
+                                 const char *spmBytesSource, bool reportCopies);
 
 /// spm-to-memref: the pass that runs memoptLowerSpm on each function (SpmToMemref.c).
 extern const MemoptPassInfo memoptSpmToMemrefPass;

@@ -98,6 +98,11 @@ static bool reparses(MlirContext upstreamContext, const char *output, MutateChil
   if (ok) {
     mlirModuleDestroy(module);
   } else {
+    for (size_t i = 0; i < log.count; ++i)
+      if (log.entries[i].severity == MlirDiagnosticError) {
+        snprintf(report->reparseError, sizeof report->reparseError, "%s", log.entries[i].message);
+        break;
+      }
     MemoptStringBuffer formatted = memoptStringBufferCreate();
     for (size_t i = 0; i < log.count && formatted.length < sizeof report->detail; ++i)
       memoptDiagnosticFormat(&log.entries[i], mlirStringRefCreateFromCString(output), &formatted);

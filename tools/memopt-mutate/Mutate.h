@@ -161,6 +161,7 @@ typedef struct MutateChildReport {
   volatile int stage;    /* the MutateStage reached */
   volatile int finished; /* set once the child returns its status (then only exit runs) */
   char detail[1024];    /* the first diagnostic, or why the output does not parse */
+  char reparseError[256]; /* the message of the first error re-parsing the output, unlocated */
 } MutateChildReport;
 
 /// Does what memopt-opt does with the file at `path` and `pipeline` in

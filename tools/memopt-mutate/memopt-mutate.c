@@ -48,6 +48,7 @@ typedef enum Outcome {
   OUTCOME_ACCEPTED,
   OUTCOME_REJECTED,
   OUTCOME_UPSTREAM_PARSER_CRASH, /* upstream mlir-opt crashes on the input too */
+  OUTCOME_UPSTREAM_PRINTER_DEFECT, /* upstream mlir-opt prints the input unparsable too */
   OUTCOME_CRASH,
   OUTCOME_SANITIZER,
   OUTCOME_HANG,
@@ -58,8 +59,9 @@ typedef enum Outcome {
 } Outcome;
 
 static const char *const outcomeNames[OUTCOME_COUNT] = {
-    "accepted",  "rejected", "upstream-parser-crash", "crash", "sanitizer", "hang", "silent-failure", "unlocated-error",
-    "unparsable-output"};
+    "accepted",       "rejected",        "upstream-parser-crash", "upstream-printer-defect",
+    "crash",          "sanitizer",       "hang",                  "silent-failure",
+    "unlocated-error", "unparsable-output"};
 
 /* One distinct finding: the same kind, pipeline, stage and signature. */
 typedef struct Finding {
@@ -80,6 +82,7 @@ typedef struct Slot {
   MutatePipeline pipeline;
   MemoptStringBuffer mutations;
   char *inputPath, *scratchPath, *stderrPath;
+  char *upstreamOutputPath, *upstreamErrorPath; /* what upstream mlir-opt printed of the input */
   struct timespec deadline;
   bool killed;
 } Slot;
@@ -97,7 +100,8 @@ typedef struct Campaign {
   size_t (*shapeCounts)[3]; /* per shape: accepted, rejected, findings */
   Finding *findings;
   size_t findingCount, findingCapacity;
-  char *upstreamCrashPath; /* the first input that crashed upstream's parser too */
+  char *upstreamCrashPath;   /* the first input that crashed upstream's parser too */
+  char *upstreamPrinterPath; /* the first input upstream's printer made unparsable too */
 } Campaign;
 
 static void printUsage(FILE *stream) {
@@ -122,12 +126,14 @@ static void printUsage(FILE *stream) {
           "  --save-per-finding=N   inputs saved per distinct finding (default 3)\n"
           "  --leak-check-every=N   let LeakSanitizer check every Nth child only (default 1;\n"
           "                         a check costs about 0.1 s)\n"
-          "  --mlir-opt=PATH        upstream mlir-opt, to tell the parser crashes it shares\n"
+          "  --mlir-opt=PATH        upstream mlir-opt, to tell the parser crashes and printer\n"
+          "                         defects it shares\n"
           "                         (default " MEMOPT_LLVM_BIN_DIR "/mlir-opt)\n"
           "  --list-pipelines       print the pipeline names and exit\n"
           "  --quiet                print only the summary\n"
-          "An input that crashes upstream mlir-opt's parser as well is counted apart and is\n"
-          "not a finding. Exits 1 when an input crashes, hangs, trips a sanitizer, fails without a located\n"
+          "An input that crashes upstream mlir-opt's parser as well, or whose unparsable\n"
+          "output upstream mlir-opt also prints from the input unchanged, is counted apart\n"
+          "and is not a finding. Exits 1 when an input crashes, hangs, trips a sanitizer, fails without a located\n"
           "error, or prints output upstream MLIR rejects.\n");
 }
 
@@ -499,24 +505,73 @@ static const char *signalName(int signal) {
   }
 }
 
-/* Returns true when upstream mlir-opt, given memopt's IRDL, dies of a signal
- * on the file at `path` (its parser shares the crash). */
-static bool upstreamCrashes(const Campaign *campaign, const char *path) {
+/* Runs upstream mlir-opt, given memopt's IRDL, on the file at `input`,
+ * writing its output to `output` and its standard error to `errors` (NULL:
+ * discarded); returns its wait status, or -1 when it could not be started. */
+static int runUpstream(const Campaign *campaign, const char *input, const char *output,
+                       const char *errors) {
   MemoptStringBuffer irdl = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&irdl, "--irdl-file=%s", campaign->irdlPath);
   pid_t pid = fork();
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
+    int err = errors ? open(errors, O_WRONLY | O_CREAT | O_TRUNC, 0666) : null;
+    if (null >= 0)
       dup2(null, STDOUT_FILENO);
-      dup2(null, STDERR_FILENO);
-    }
-    execl(campaign->options.mlirOpt, campaign->options.mlirOpt, irdl.data, path, (char *)NULL);
+    if (err >= 0)
+      dup2(err, STDERR_FILENO);
+    execl(campaign->options.mlirOpt, campaign->options.mlirOpt, irdl.data, input, "-o",
+          output ? output : "-", (char *)NULL);
     _exit(127);
   }
   memoptStringBufferDestroy(&irdl);
   int status = 0;
-  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status);
+  return pid > 0 && waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+/* Returns true when upstream mlir-opt dies of a signal on the file at `path`
+ * (its parser shares the crash). */
+static bool upstreamCrashes(const Campaign *campaign, const char *path) {
+  int status = runUpstream(campaign, path, NULL, NULL);
+  return status != -1 && WIFSIGNALED(status);
+}
+
+/* Returns true when upstream mlir-opt, given the input of `slot` unchanged,
+ * prints IR that it then rejects with the error `message` as well: the
+ * output is unparsable because of upstream's printer (a module-level
+ * tosa.yield printed as `tosa.yield  :`), not because of memopt's passes. */
+static bool upstreamPrintsUnparsable(const Campaign *campaign, const Slot *slot,
+                                     const char *message) {
+  if (!*message)
+    return false;
+  int status = runUpstream(campaign, slot->inputPath, slot->upstreamOutputPath, NULL);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return false;
+  status = runUpstream(campaign, slot->upstreamOutputPath, NULL, slot->upstreamErrorPath);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 0)
+    return false;
+  char *errors = readStderr(slot->upstreamErrorPath);
+  bool same = strstr(errors, message) != NULL;
+  free(errors);
+  return same;
+}
+
+/* Saves the input of `slot` as `*path` (OUTCOME-INDEX.mlir under --out)
+ * unless one was saved already: kept for reporting upstream. */
+static void saveUpstreamInput(const Campaign *campaign, const Slot *slot, Outcome outcome,
+                              char **path) {
+  if (*path)
+    return;
+  MemoptStringBuffer name = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&name, "%s/%s-%llu.mlir", campaign->options.out,
+                                 outcomeNames[outcome], slot->index);
+  *path = memoptStringBufferRelease(&name);
+  MemoptStringBuffer input = memoptStringBufferCreate(), error = memoptStringBufferCreate();
+  if (!memoptFileRead(slot->inputPath, &input, &error) ||
+      !memoptFileWriteOutput(*path, input.data, input.length, &error))
+    fprintf(stderr, "memopt-mutate: error: %s\n", memoptStringBufferGet(&error));
+  memoptStringBufferDestroy(&input);
+  memoptStringBufferDestroy(&error);
 }
 
 /* Classifies how the child of `slot` ended and records it. */
@@ -577,7 +632,9 @@ static void finishInput(Campaign *campaign, size_t slotIndex, int status) {
       outcome = OUTCOME_UNLOCATED_ERROR;
       break;
     case MUTATE_UNPARSABLE_OUTPUT:
-      outcome = OUTCOME_UNPARSABLE_OUTPUT;
+      outcome = upstreamPrintsUnparsable(campaign, slot, report->reparseError)
+                    ? OUTCOME_UPSTREAM_PRINTER_DEFECT
+                    : OUTCOME_UNPARSABLE_OUTPUT;
       break;
     default:
       fprintf(stderr, "memopt-mutate: error: input %llu: the pipeline could not be run: %s\n",
@@ -587,20 +644,13 @@ static void finishInput(Campaign *campaign, size_t slotIndex, int status) {
     memoptStringBufferAppendFormat(&what, "%s in stage %s", outcomeNames[outcome], stage);
   }
   ++campaign->counts[outcome];
-  size_t column = outcome == OUTCOME_ACCEPTED ? 0
-                  : outcome == OUTCOME_REJECTED || outcome == OUTCOME_UPSTREAM_PARSER_CRASH ? 1
-                                                                                           : 2;
-  if (outcome == OUTCOME_UPSTREAM_PARSER_CRASH && !campaign->upstreamCrashPath) {
-    /* Kept (one) for reporting upstream, not a finding of memopt's. */
-    campaign->upstreamCrashPath = formatPath("%s/upstream-parser-crash-%zu.mlir",
-                                             campaign->options.out, (size_t)slot->index);
-    MemoptStringBuffer input = memoptStringBufferCreate(), error = memoptStringBufferCreate();
-    if (!memoptFileRead(slot->inputPath, &input, &error) ||
-        !memoptFileWriteOutput(campaign->upstreamCrashPath, input.data, input.length, &error))
-      fprintf(stderr, "memopt-mutate: error: %s\n", memoptStringBufferGet(&error));
-    memoptStringBufferDestroy(&input);
-    memoptStringBufferDestroy(&error);
-  }
+  /* Upstream's defects are counted with the rejections, not as findings;
+   * one input of each kind is kept for reporting upstream. */
+  size_t column = outcome == OUTCOME_ACCEPTED ? 0 : outcome < OUTCOME_CRASH ? 1 : 2;
+  if (outcome == OUTCOME_UPSTREAM_PARSER_CRASH)
+    saveUpstreamInput(campaign, slot, outcome, &campaign->upstreamCrashPath);
+  if (outcome == OUTCOME_UPSTREAM_PRINTER_DEFECT)
+    saveUpstreamInput(campaign, slot, outcome, &campaign->upstreamPrinterPath);
   ++campaign->shapeCounts[slot->shape][column];
   if (column == 2) {
     /* Before the pipeline runs, which pipeline it is does not matter. */
@@ -690,6 +740,7 @@ static void printSummary(const Campaign *campaign, double seconds) {
   for (int o = OUTCOME_CRASH; o < OUTCOME_COUNT; ++o)
     findings += campaign->counts[o];
   size_t upstream = campaign->counts[OUTCOME_UPSTREAM_PARSER_CRASH];
+  size_t upstreamPrinter = campaign->counts[OUTCOME_UPSTREAM_PRINTER_DEFECT];
   printf("memopt-mutate: %llu inputs (%llu to %llu, seed %llu) from %zu seeds (%zu over %lld "
          "bytes left out), %lld jobs, %.1f s, %.1f inputs/s\n",
          options->count, options->first, options->first + options->count - 1,
@@ -697,9 +748,10 @@ static void printSummary(const Campaign *campaign, double seconds) {
          campaign->corpus.skippedLarge, options->maxSeedBytes, options->jobs, seconds,
          seconds > 0 ? (double)options->count / seconds : 0.0);
   printf("memopt-mutate: accepted %zu, rejected with a located error %zu, crashing upstream "
-         "mlir-opt's parser too %zu; findings %zu:",
+         "mlir-opt's parser too %zu, printed unparsable by upstream mlir-opt too %zu; findings "
+         "%zu:",
          campaign->counts[OUTCOME_ACCEPTED], campaign->counts[OUTCOME_REJECTED], upstream,
-         findings);
+         upstreamPrinter, findings);
   for (int o = OUTCOME_CRASH; o < OUTCOME_COUNT; ++o)
     printf("%s %s %zu", o == OUTCOME_CRASH ? "" : ",", outcomeNames[o], campaign->counts[o]);
   printf("\n");
@@ -724,6 +776,9 @@ static void printSummary(const Campaign *campaign, double seconds) {
   if (campaign->upstreamCrashPath)
     printf("memopt-mutate: upstream parser crash (not memopt's), first saved: %s\n",
            campaign->upstreamCrashPath);
+  if (campaign->upstreamPrinterPath)
+    printf("memopt-mutate: upstream printer defect (not memopt's), first saved: %s\n",
+           campaign->upstreamPrinterPath);
   printf("memopt-mutate: %s\n", findings ? "FAILED" : "no findings");
 }
 
@@ -733,9 +788,13 @@ static void campaignDestroy(Campaign *campaign) {
     unlink(slot->inputPath);
     unlink(slot->stderrPath);
     unlink(slot->scratchPath);
+    unlink(slot->upstreamOutputPath);
+    unlink(slot->upstreamErrorPath);
     free(slot->inputPath);
     free(slot->scratchPath);
     free(slot->stderrPath);
+    free(slot->upstreamOutputPath);
+    free(slot->upstreamErrorPath);
     memoptStringBufferDestroy(&slot->mutations);
     mutatePipelineDestroy(&slot->pipeline);
   }
@@ -748,6 +807,7 @@ static void campaignDestroy(Campaign *campaign) {
   }
   free(campaign->findings);
   free(campaign->upstreamCrashPath);
+  free(campaign->upstreamPrinterPath);
   if (campaign->irdlPath)
     unlink(campaign->irdlPath);
   free(campaign->irdlPath);
@@ -809,6 +869,8 @@ static bool campaignSetUp(Campaign *campaign) {
     slot->inputPath = formatPath("%s/input-%zu.mlir", work.data, s);
     slot->scratchPath = formatPath("%s/scratch-%zu", work.data, s);
     slot->stderrPath = formatPath("%s/stderr-%zu.txt", work.data, s);
+    slot->upstreamOutputPath = formatPath("%s/upstream-%zu.mlir", work.data, s);
+    slot->upstreamErrorPath = formatPath("%s/upstream-stderr-%zu.txt", work.data, s);
     slot->mutations = memoptStringBufferCreate();
   }
   memoptStringBufferDestroy(&work);
@@ -832,11 +894,10 @@ int main(int argc, char **argv) {
     struct timespec start = now();
     if (runInputs(&campaign)) {
       printSummary(&campaign, secondsBetween(start, now()));
-      status = campaign.counts[OUTCOME_ACCEPTED] + campaign.counts[OUTCOME_REJECTED] +
-                           campaign.counts[OUTCOME_UPSTREAM_PARSER_CRASH] ==
-                       campaign.options.count
-                   ? 0
-                   : 1;
+      size_t findings = 0;
+      for (int o = OUTCOME_CRASH; o < OUTCOME_COUNT; ++o)
+        findings += campaign.counts[o];
+      status = findings ? 1 : 0;
     }
   }
   campaignDestroy(&campaign);

@@ -15,6 +15,7 @@
  * Staying at tensor level leaves buffers, in-place decisions and
  * deallocation to upstream one-shot-bufferize. */
 #include "Spm/Spm.h"
+#include "Analysis/Analysis.h"
 #include "Spm/Conversion/SpmLowering.h"
 #include "IR/Builders.h"
 #include "IR/IR.h"
@@ -61,8 +62,8 @@ static MlirStringRef nameOf(MlirOperation op) {
 
 /* Checks an spm.pin against the arena: a static shape (the verifier has
  * checked that `size` holds it), and [offset, offset + size) inside the first
- * `arenaBytes` bytes (0: no limit). */
-static bool checkPin(MlirOperation pin, int64_t arenaBytes) {
+ * `arenaBytes` bytes (0: no limit), which `arenaSource` gave. */
+static bool checkPin(MlirOperation pin, int64_t arenaBytes, const char *arenaSource) {
   int64_t offset = integerAttribute(pin, "offset");
   int64_t size = integerAttribute(pin, "size");
   if (!mlirShapedTypeHasStaticShape(mlirValueGetType(mlirOperationGetResult(pin, 0)))) {
@@ -72,8 +73,9 @@ static bool checkPin(MlirOperation pin, int64_t arenaBytes) {
   }
   if (arenaBytes > 0 && offset > arenaBytes - size) {
     spmCannotLower(mlirOperationGetLocation(pin), nameOf(pin),
-                   "bytes [%lld, %lld) lie outside the scratchpad of spm-bytes=%lld",
-                   (long long)offset, (long long)(offset + size), (long long)arenaBytes);
+                   "bytes [%lld, %lld) lie outside the scratchpad of %s=%lld",
+                   (long long)offset, (long long)(offset + size), arenaSource,
+                   (long long)arenaBytes);
     return false;
   }
   return true;
@@ -194,9 +196,31 @@ static void lowerLoadStore(MlirOperation op, SpmLowering *lowering) {
   memoptEraseOp(op);
 }
 
-/* True when `value` is a pinned value or a view of one (the buffer of
- * which would be the arena's). */
-static bool viewsPin(MlirValue value) {
+/* The operand a destination-style op writes result `value` into, in place
+ * when bufferization can: a linalg op's init, the destination of an insert
+ * or a materialization, an scf.for init; null for other values. */
+static MlirValue tiedDestination(MlirValue value) {
+  MlirOperation owner = mlirOpResultGetOwner(value);
+  intptr_t result = mlirOpResultGetResultNumber(value);
+  if (memoptOperationIsA(owner, "tensor.insert_slice") || memoptOperationIsA(owner, "tensor.insert") ||
+      memoptOperationIsA(owner, "bufferization.materialize_in_destination"))
+    return mlirOperationGetOperand(owner, 1);
+  if (memoptOperationIsA(owner, "scf.for"))
+    return mlirOperationGetOperand(owner, 3 + result); /* lower, upper, step, then the inits */
+  if (memoptOperationIsInDialect(owner, "linalg")) {
+    /* The inits are the last operands, one per tensor result. */
+    intptr_t inits = mlirOperationGetNumResults(owner);
+    intptr_t first = mlirOperationGetNumOperands(owner) - inits;
+    if (first >= 0 && mlirTypeIsATensor(mlirValueGetType(value)))
+      return mlirOperationGetOperand(owner, first + result);
+  }
+  return (MlirValue){NULL};
+}
+
+/* True when `value` may live in the arena: a pinned value, a view of one,
+ * or what a destination-style op wrote into one of those (a linalg op whose
+ * init is the pinned value updates it in place). */
+static bool mayBePinned(MlirValue value) {
   static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
                                       "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
                                       "tensor.bitcast"};
@@ -207,17 +231,19 @@ static bool viewsPin(MlirValue value) {
     bool view = false;
     for (size_t i = 0; i < sizeof views / sizeof *views && !view; ++i)
       view = memoptOperationIsA(owner, views[i]);
-    if (!view)
+    value = view ? mlirOperationGetOperand(owner, 0) : tiedDestination(value);
+    if (mlirValueIsNull(value))
       return false;
-    value = mlirOperationGetOperand(owner, 0);
   }
   return false;
 }
 
-/* The arena lives as long as the function: a pinned value it returns is
- * copied out into a tensor of the default memory space (a store), so the
- * caller owns a buffer of its own. Returning views of the arena instead made
- * two results share one allocation, which the caller freed twice. */
+/* The arena lives as long as the function: a pinned value it returns, or a
+ * value written into one in place, is copied out into a tensor of the
+ * default memory space (a store), so the caller owns a buffer of its own.
+ * Returning views of the arena instead made two results share one
+ * allocation, which the caller freed twice. (A value bufferization writes
+ * out of place after all gets a copy it did not need.) */
 static void copyOutReturnedPins(MlirOperation func, SpmLowering *lowering) {
   MlirRegion region = mlirOperationGetRegion(func, 0);
   for (MlirBlock block = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(block);
@@ -227,7 +253,7 @@ static void copyOutReturnedPins(MlirOperation func, SpmLowering *lowering) {
       continue;
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(terminator); ++i) {
       MlirValue value = mlirOperationGetOperand(terminator, i);
-      if (!viewsPin(value))
+      if (!mayBePinned(value))
         continue;
       MemoptBuilder builder = memoptBuilderBefore(terminator);
       MlirValue stored = spmBuildCopy(
@@ -261,7 +287,7 @@ static void reportCopiedBytes(MlirOperation func, const SpmLowering *lowering) {
 }
 
 MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_t spmBytes,
-                                 bool reportCopies) {
+                                 const char *spmBytesSource, bool reportCopies) {
   if (mlirLogicalResultIsFailure(memoptVerifyOps(func)))
     return mlirLogicalResultFailure();
   SpmOps ops = {NULL, 0, 0};
@@ -272,7 +298,7 @@ MlirLogicalResult memoptLowerSpm(MlirOperation func, int64_t memorySpace, int64_
   for (size_t i = 0; i < ops.count; ++i) {
     MlirOperation op = ops.ops[i];
     if (memoptOperationIsA(op, "spm.pin"))
-      ok &= checkPin(op, spmBytes);
+      ok &= checkPin(op, spmBytes, spmBytesSource);
     else if (memoptOperationIsA(op, "spm.group"))
       ok &= spmCheckGroup(op);
     else
@@ -321,18 +347,52 @@ static const MemoptPassOptionInfo spmToMemrefOptions[] = {
      "memory space of scratchpad buffers (0: the default one, so the program runs as is)", NULL, 0,
      1 << 30},
     {"spm-bytes", MemoptOptionBytes, "0",
-     "size of the pin arena; pins must lie inside it (0: up to the highest pin end)", NULL, 0,
-     9e18},
+     "size of the pin arena; pins must lie inside it (0: the spm_bytes of the module's "
+     "spm.target, else up to the highest pin end)",
+     NULL, 0, 9e18},
     {"report-copies", MemoptOptionBool, "false",
      "remark per function: bytes the lowered program copies between off-chip memory and the "
      "scratchpad",
      NULL, 0, 0},
 };
 
+/* The arena size: the spm-bytes option, else the scratchpad of the
+ * `spm.target` of the nearest enclosing op that has one (read as
+ * spm-pin-fuse reads it: a preset, or a dictionary over spm-2m), else 0. False after an error when that attribute is
+ * malformed. */
+static bool arenaBytesOf(MlirOperation func, const MemoptPassOptions *options, int64_t *bytes,
+                         const char **source) {
+  *bytes = memoptPassOptionsGetInteger(options, "spm-bytes");
+  *source = "spm-bytes";
+  if (*bytes > 0)
+    return true;
+  MlirStringRef name = mlirStringRefCreateFromCString("spm.target");
+  for (MlirOperation op = mlirOperationGetParentOperation(func); !mlirOperationIsNull(op);
+       op = mlirOperationGetParentOperation(op)) {
+    if (mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, name)))
+      continue;
+    MemoptSpmTarget target;
+    memoptSpmTargetPreset("spm-2m", &target); /* what a dictionary without a preset refines */
+    MemoptStringBuffer error = memoptStringBufferCreate();
+    bool ok = memoptSpmTargetFromModule(op, &target, &error);
+    if (!ok)
+      memoptEmitOpDiagnostic(op, MlirDiagnosticError, "spm-to-memref: %s", error.data);
+    memoptStringBufferDestroy(&error);
+    /* A preset, or spm_bytes, is positive and below 2^63. */
+    *bytes = (int64_t)target.spmBytes;
+    *source = "spm.target spm_bytes";
+    return ok;
+  }
+  return true;
+}
+
 static MlirLogicalResult runSpmToMemref(MlirOperation op, const MemoptPassOptions *options) {
-  return memoptLowerSpm(op, memoptPassOptionsGetInteger(options, "memory-space"),
-                        memoptPassOptionsGetInteger(options, "spm-bytes"),
-                        memoptPassOptionsGetBool(options, "report-copies"));
+  int64_t arenaBytes;
+  const char *arenaSource;
+  if (!arenaBytesOf(op, options, &arenaBytes, &arenaSource))
+    return mlirLogicalResultFailure();
+  return memoptLowerSpm(op, memoptPassOptionsGetInteger(options, "memory-space"), arenaBytes,
+                        arenaSource, memoptPassOptionsGetBool(options, "report-copies"));
 }
 
 static MlirDialectHandle (*const spmToMemrefDialects[])(void) = {
