@@ -7,91 +7,17 @@
  * create a read-after-write conflict: a read R of a value whose definition D
  * is overwritten by an in-place write W of the same alias set that happens
  * after D and before R. Decisions taken earlier (for later ops) constrain the
- * ones taken now, which is why the order matters and is kept. */
-#include "Analysis/BufferizationModel.h"
+ * ones taken now, which is why the order matters and is kept.
+ *
+ * This file holds the decision driver and the alias class summaries that let
+ * it check only the new read/write pairs each decision creates; the sets are
+ * in InPlaceAliasSets.c, the test for one pair in InPlaceConflictTest.c. */
+#include "Analysis/InPlaceAnalysis.h"
 
 #include "mlir-c/BuiltinTypes.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/*===------------------------------------------------------------------===*
- * Alias and equivalence sets
- *===------------------------------------------------------------------===*/
-
-/* The parent slot of `value` in the alias or in the equivalence forest. */
-static size_t *parentOf(IrFunction *function, size_t value, bool equivalence) {
-  return equivalence ? &function->values[value].equivalenceParent
-                     : &function->values[value].aliasParent;
-}
-
-/* The root of `value`'s set in one forest, compressing the path to it. */
-static size_t findLeader(IrFunction *function, size_t value, bool equivalence) {
-  size_t root = value;
-  while (*parentOf(function, root, equivalence) != root)
-    root = *parentOf(function, root, equivalence);
-  while (*parentOf(function, value, equivalence) != root) {
-    size_t next = *parentOf(function, value, equivalence);
-    *parentOf(function, value, equivalence) = root;
-    value = next;
-  }
-  return root;
-}
-
-size_t memoptAliasLeader(IrFunction *function, size_t value) {
-  return findLeader(function, value, false);
-}
-
-static void aliasUnion(IrFunction *function, size_t a, size_t b) {
-  size_t rootA = memoptAliasLeader(function, a);
-  size_t rootB = memoptAliasLeader(function, b);
-  if (rootA == rootB)
-    return;
-  function->values[rootB].aliasParent = rootA;
-  /* Splice the two circular member lists. */
-  size_t nextA = function->values[rootA].aliasNext;
-  function->values[rootA].aliasNext = function->values[rootB].aliasNext;
-  function->values[rootB].aliasNext = nextA;
-}
-
-size_t memoptEquivalenceLeader(IrFunction *function, size_t value) {
-  return findLeader(function, value, true);
-}
-
-static void equivalenceUnion(IrFunction *function, size_t a, size_t b) {
-  size_t rootA = memoptEquivalenceLeader(function, a);
-  size_t rootB = memoptEquivalenceLeader(function, b);
-  if (rootA != rootB)
-    function->values[rootB].equivalenceParent = rootA;
-}
-
-/*===------------------------------------------------------------------===*
- * Operand queries
- *===------------------------------------------------------------------===*/
-
-/* The value that shares the buffer of `operand` (One-Shot's aliasing value):
- * a result of the owner, or for a yield inside scf.if a result of the if. */
-static size_t aliasingValue(const IrFunction *function, size_t operand) {
-  const IrOperand *info = &function->operands[operand];
-  if (info->semantics.aliasResult == MEMOPT_NO_INDEX)
-    return MEMOPT_NO_INDEX;
-  size_t owner = info->op;
-  if (function->ops[owner].opClass == IrOpYield)
-    owner = function->ops[owner].parent;
-  if (owner == MEMOPT_NO_INDEX)
-    return MEMOPT_NO_INDEX;
-  return memoptIrResultValue(function, owner, info->semantics.aliasResult);
-}
-
-static bool isTensorOperand(const IrFunction *function, size_t operand) {
-  size_t value = function->operands[operand].value;
-  return value != MEMOPT_NO_INDEX && function->values[value].isTensor;
-}
-
-static bool isInPlaceWrite(const IrFunction *function, size_t operand) {
-  const IrOperand *info = &function->operands[operand];
-  return info->semantics.write && info->inPlace;
-}
 
 /* An operand set with O(1) membership. */
 typedef struct OperandSet {
@@ -107,278 +33,6 @@ static void setClear(OperandSet *set) {
 static void setInsert(OperandSet *set, size_t operand) {
   if (memoptVisitMarksAdd(&set->marks, operand))
     memoptIndexListPush(&set->items, operand);
-}
-
-/* One-Shot's isValueRead: some use reads the buffer of `value`, looking
- * through ops that only create aliases (views). */
-bool memoptValueIsRead(const IrFunction *function, size_t value) {
-  /* The marks are scratch owned by the function, not part of its state. */
-  IrVisitMarks *marks = (IrVisitMarks *)&function->readMarks;
-  memoptVisitMarksReset(marks);
-  IrIndexList worklist = {NULL, 0, 0};
-  const IrValue *info = &function->values[value];
-  for (size_t u = 0; u < info->numUses; ++u)
-    memoptIndexListPush(&worklist, function->uses[info->firstUse + u]);
-  bool read = false;
-  while (worklist.count && !read) {
-    size_t operand = worklist.items[--worklist.count];
-    if (!memoptVisitMarksAdd(marks, operand))
-      continue;
-    const IrOperandSemantics *semantics = &function->operands[operand].semantics;
-    read = semantics->read;
-    if (read || semantics->write)
-      continue;
-    /* An op that only creates an alias: its readers read this value too. */
-    size_t alias = aliasingValue(function, operand);
-    if (alias == MEMOPT_NO_INDEX)
-      continue;
-    const IrValue *aliasInfo = &function->values[alias];
-    for (size_t u = 0; u < aliasInfo->numUses; ++u)
-      memoptIndexListPush(&worklist, function->uses[aliasInfo->firstUse + u]);
-  }
-  memoptIndexListDestroy(&worklist);
-  return read;
-}
-
-bool memoptValueIsWritten(IrFunction *function, size_t value) {
-  size_t leader = memoptAliasLeader(function, value);
-  size_t member = leader;
-  do {
-    const IrValue *info = &function->values[member];
-    for (size_t u = 0; u < info->numUses; ++u)
-      if (isInPlaceWrite(function, function->uses[info->firstUse + u]))
-        return true;
-    member = info->aliasNext;
-  } while (member != leader);
-  return false;
-}
-
-/*===------------------------------------------------------------------===*
- * Program order
- *===------------------------------------------------------------------===*/
-
-/* One-Shot's happensBefore: `a` or an ancestor of `a` precedes an ancestor
- * of `b` in a common block, and `b` is not nested in `a`. */
-static bool happensBefore(const IrFunction *function, size_t a, size_t b) {
-  for (; a != MEMOPT_NO_INDEX; a = function->ops[a].parent) {
-    if (b > a && b < function->ops[a].subtreeEnd)
-      return false; /* b is nested in a */
-    size_t bAncestor = memoptIrAncestorInBlock(function, b, function->ops[a].block);
-    if (bAncestor != MEMOPT_NO_INDEX)
-      return function->ops[a].position < function->ops[bAncestor].position;
-  }
-  return false;
-}
-
-static bool isAncestor(const IrFunction *function, size_t ancestor, size_t op) {
-  return op >= ancestor && op < function->ops[ancestor].subtreeEnd;
-}
-
-/* The ancestor of `op` (or `op`) whose enclosing op is `owner`. */
-static size_t ancestorDirectlyIn(const IrFunction *function, size_t op, size_t owner) {
-  while (op != MEMOPT_NO_INDEX && function->ops[op].parent != owner)
-    op = function->ops[op].parent;
-  return op;
-}
-
-/* Ops in two different regions of the same scf.if never both run. */
-static bool insideMutuallyExclusiveRegions(const IrFunction *function, size_t a, size_t b) {
-  for (size_t ancestor = function->ops[a].parent; ancestor != MEMOPT_NO_INDEX;
-       ancestor = function->ops[ancestor].parent) {
-    if (!isAncestor(function, ancestor, b))
-      continue;
-    if (function->ops[ancestor].opClass != IrOpIf)
-      return false;
-    /* The closest common ancestor is an if: compare the regions. */
-    size_t blockA = function->ops[ancestorDirectlyIn(function, a, ancestor)].block;
-    size_t blockB = function->ops[ancestorDirectlyIn(function, b, ancestor)].block;
-    return function->blocks[blockA].region != function->blocks[blockB].region;
-  }
-  return false;
-}
-
-/* The closest enclosing block that belongs to a loop body, starting at `block`. */
-static size_t repetitiveBlockFrom(const IrFunction *function, size_t block) {
-  while (block != MEMOPT_NO_INDEX) {
-    if (function->blocks[block].repetitive)
-      return block;
-    size_t owner = function->blocks[block].owner;
-    block = owner == MEMOPT_NO_INDEX ? MEMOPT_NO_INDEX : function->ops[owner].block;
-  }
-  return MEMOPT_NO_INDEX;
-}
-
-static size_t repetitiveBlockOfOp(const IrFunction *function, size_t op) {
-  return repetitiveBlockFrom(function, function->ops[op].block);
-}
-
-static size_t repetitiveBlockOfValue(const IrFunction *function, size_t value) {
-  return repetitiveBlockFrom(function, function->values[value].block);
-}
-
-/* The next loop body enclosing the loop body `block`. */
-static size_t nextRepetitiveBlock(const IrFunction *function, size_t block) {
-  size_t owner = function->blocks[block].owner;
-  if (owner == MEMOPT_NO_INDEX)
-    return MEMOPT_NO_INDEX;
-  return repetitiveBlockFrom(function, function->ops[owner].block);
-}
-
-/* One-Shot's canUseOpDominanceDueToRegions: op order rules out a conflict
- * unless READ and WRITE repeat inside a loop that DEF lies outside of. */
-static bool canUseOpDominance(const IrFunction *function, size_t read, size_t write,
-                              const size_t *definitions, size_t numDefinitions) {
-  size_t readOp = function->operands[read].op;
-  size_t writeOp = function->operands[write].op;
-  for (size_t d = 0; d < numDefinitions; ++d) {
-    size_t readRegion = repetitiveBlockOfOp(function, readOp);
-    size_t defRegion = repetitiveBlockOfValue(function, definitions[d]);
-    if (readRegion == defRegion || readRegion == MEMOPT_NO_INDEX)
-      continue;
-    for (;;) {
-      size_t next = nextRepetitiveBlock(function, readRegion);
-      if (next == defRegion || next == MEMOPT_NO_INDEX)
-        break;
-      readRegion = next;
-    }
-    if (isAncestor(function, function->blocks[readRegion].owner, writeOp))
-      return false;
-  }
-  return true;
-}
-
-/*===------------------------------------------------------------------===*
- * Reverse use-def chains
- *===------------------------------------------------------------------===*/
-
-typedef bool (*ValuePredicate)(IrFunction *function, size_t value, const void *context);
-
-typedef struct Traversal {
-  bool followEquivalentOnly;
-  bool alwaysIncludeLeaves;
-  bool followSameTypeOnly;
-} Traversal;
-
-/* One-Shot's findValueInReverseUseDefChain: walks from the value of
- * `operand` back through aliasing operands and collects in `out` (emptied
- * first) the values that satisfy `predicate` and, if asked, the leaves where
- * the walk ends. */
-static void findInReverseUseDefChain(IrFunction *function, size_t operand,
-                                     ValuePredicate predicate, const void *context,
-                                     Traversal traversal, IrIndexList *out) {
-  out->count = 0;
-  IrVisitMarks *marks = &function->chainMarks;
-  memoptVisitMarksReset(marks);
-  IrIndexList worklist = {NULL, 0, 0};
-  IrIndexList aliases = {NULL, 0, 0};
-  memoptIndexListPush(&worklist, operand);
-  while (worklist.count) {
-    size_t current = worklist.items[--worklist.count];
-    if (!memoptVisitMarksAdd(marks, current))
-      continue;
-    size_t value = function->operands[current].value;
-    if (predicate(function, value, context)) {
-      memoptIndexListPushUnique(out, value);
-      continue;
-    }
-    const IrValue *info = &function->values[value];
-    aliases.count = 0;
-    /* The walk stops at block arguments and at ops without a model. */
-    if (info->definingOp != MEMOPT_NO_INDEX &&
-        function->ops[info->definingOp].opClass != IrOpUnknown)
-      memoptAliasingOperands(function, info->definingOp, info->number, &aliases);
-    bool leaf = aliases.count == 0;
-    for (size_t i = 0; i < aliases.count; ++i) {
-      const IrOperand *alias = &function->operands[aliases.items[i]];
-      bool stop = (traversal.followEquivalentOnly && !alias->semantics.equivalent) ||
-                  (traversal.followSameTypeOnly &&
-                   !mlirTypeEqual(function->values[alias->value].type, info->type));
-      if (stop)
-        leaf = true;
-      else
-        memoptIndexListPush(&worklist, aliases.items[i]);
-    }
-    if (leaf && traversal.alwaysIncludeLeaves)
-      memoptIndexListPushUnique(out, value);
-  }
-  memoptIndexListDestroy(&worklist);
-  memoptIndexListDestroy(&aliases);
-}
-
-static bool isDefinitionPredicate(IrFunction *function, size_t value, const void *context) {
-  (void)context;
-  return memoptValueIsDefinition(function, value);
-}
-
-static bool isValuePredicate(IrFunction *function, size_t value, const void *context) {
-  (void)function;
-  return value == *(const size_t *)context;
-}
-
-/* The definitions a read of `operand` expects to see. */
-static void findDefinitions(IrFunction *function, size_t operand, IrIndexList *out) {
-  Traversal traversal = {false, false, false};
-  findInReverseUseDefChain(function, operand, isDefinitionPredicate, NULL, traversal, out);
-}
-
-bool memoptOperandHasUndefinedContents(IrFunction *function, size_t operand) {
-  IrIndexList definitions = {NULL, 0, 0};
-  findDefinitions(function, operand, &definitions);
-  bool undefined = definitions.count == 0;
-  memoptIndexListDestroy(&definitions);
-  return undefined;
-}
-
-static bool hasEquivalentValueInReverseUseDefChain(IrFunction *function, size_t start,
-                                                   size_t other) {
-  Traversal traversal = {true, false, true};
-  IrIndexList found = {NULL, 0, 0};
-  findInReverseUseDefChain(function, start, isValuePredicate, &other, traversal, &found);
-  bool any = found.count != 0;
-  memoptIndexListDestroy(&found);
-  return any;
-}
-
-static bool matchingSubsetPredicate(IrFunction *function, size_t value, const void *context) {
-  return memoptIsMatchingSubset(function, *(const size_t *)context, value);
-}
-
-/* One-Shot's matchesInsertDestination: every leaf of the reverse chain of
- * `operand` is the slice `insertOp` writes back. */
-static bool matchesInsertDestination(IrFunction *function, size_t operand, size_t insertOp) {
-  Traversal traversal = {false, true, false};
-  IrIndexList leaves = {NULL, 0, 0};
-  findInReverseUseDefChain(function, operand, matchingSubsetPredicate, &insertOp, traversal,
-                           &leaves);
-  bool matches = leaves.count != 0;
-  for (size_t i = 0; i < leaves.count && matches; ++i)
-    matches = memoptIsMatchingSubset(function, insertOp, leaves.items[i]);
-  memoptIndexListDestroy(&leaves);
-  return matches;
-}
-
-/* One-Shot's areNonConflictingSubsets for extract_slice / insert_slice pairs. */
-static bool areNonConflictingSubsets(IrFunction *function, size_t read, size_t write) {
-  size_t readOp = function->operands[read].op;
-  size_t writeOp = function->operands[write].op;
-  if (memoptNameIs(function->ops[readOp].name, "tensor.insert_slice")) {
-    size_t source = function->ops[readOp].firstOperand;
-    size_t dest = source + 1;
-    if (read == dest && matchesInsertDestination(function, write, readOp))
-      return true;
-    if (read == source && write == dest && matchesInsertDestination(function, read, readOp))
-      return true;
-  }
-  if (memoptNameIs(function->ops[writeOp].name, "tensor.insert_slice")) {
-    size_t source = function->ops[writeOp].firstOperand;
-    size_t dest = source + 1;
-    if (write == dest &&
-        memoptEquivalenceLeader(function, function->operands[read].value) ==
-            memoptEquivalenceLeader(function, function->operands[source].value) &&
-        matchesInsertDestination(function, source, writeOp))
-      return true;
-  }
-  return false;
 }
 
 /*===------------------------------------------------------------------===*
@@ -431,7 +85,7 @@ static bool useReadsBuffer(const IrFunction *function, size_t use) {
     return true;
   if (semantics->write)
     return false;
-  size_t alias = aliasingValue(function, use);
+  size_t alias = memoptAliasingValue(function, use);
   return alias != MEMOPT_NO_INDEX && memoptValueIsRead(function, alias);
 }
 
@@ -447,52 +101,11 @@ static void collectAliasingUses(Analysis *analysis, size_t root) {
       size_t use = function->uses[info->firstUse + u];
       if (useReadsBuffer(function, use))
         setInsert(&analysis->reads, use);
-      if (isInPlaceWrite(function, use))
+      if (memoptOperandIsInPlaceWrite(function, use))
         setInsert(&analysis->writes, use);
     }
     member = info->aliasNext;
   } while (member != leader);
-}
-
-/* One-Shot's conflict test for one read (with its definitions, at least
- * one) and one in-place write of the same buffer. */
-static bool readConflictsWithWrite(IrFunction *function, size_t read, size_t write,
-                                   const IrIndexList *definitions) {
-  size_t readOp = function->operands[read].op;
-  size_t writeOp = function->operands[write].op;
-  if (canUseOpDominance(function, read, write, definitions->items, definitions->count)) {
-    if (happensBefore(function, readOp, writeOp))
-      return false;
-    if (read == write)
-      return false;
-    if (insideMutuallyExclusiveRegions(function, readOp, writeOp))
-      return false;
-    if (readOp == writeOp && memoptOpIsElementwiseFor(function, readOp, read, write) &&
-        (hasEquivalentValueInReverseUseDefChain(function, read,
-                                                function->operands[write].value) ||
-         hasEquivalentValueInReverseUseDefChain(function, write,
-                                                function->operands[read].value)))
-      return false;
-  }
-  if (areNonConflictingSubsets(function, read, write))
-    return false;
-  for (size_t d = 0; d < definitions->count; ++d) {
-    size_t definition = definitions->items[d];
-    size_t defOp = function->values[definition].definingOp;
-    if (defOp != MEMOPT_NO_INDEX) {
-      if (happensBefore(function, writeOp, defOp))
-        continue;
-      if (defOp != writeOp && isAncestor(function, defOp, writeOp))
-        continue;
-    } else if (memoptIrAncestorInBlock(function, writeOp, function->values[definition].block) ==
-               MEMOPT_NO_INDEX) {
-      continue; /* the write happens outside the block of the bbArg */
-    }
-    if (aliasingValue(function, write) == definition)
-      continue; /* the write is what defines the value */
-    return true;
-  }
-  return false;
 }
 
 /* One-Shot's hasReadAfterWriteInterference over the collected reads and
@@ -502,11 +115,11 @@ static bool hasReadAfterWriteInterference(Analysis *analysis) {
   IrIndexList *definitions = &analysis->definitions;
   for (size_t r = 0; r < analysis->reads.items.count; ++r) {
     size_t read = analysis->reads.items.items[r];
-    findDefinitions(function, read, definitions);
+    memoptFindDefinitions(function, read, definitions);
     if (definitions->count == 0)
       continue; /* nothing defined what is read: nothing to overwrite */
     for (size_t w = 0; w < analysis->writes.items.count; ++w)
-      if (readConflictsWithWrite(function, read, analysis->writes.items.items[w], definitions))
+      if (memoptReadConflictsWithWrite(function, read, analysis->writes.items.items[w], definitions))
         return true;
   }
   return false;
@@ -537,7 +150,7 @@ static size_t writePosition(const Analysis *analysis, size_t write) {
 }
 
 /* Bounds in `low`..`high` the positions of the entry-block ops whose writes
- * `read` can conflict with (readConflictsWithWrite, for a write W of an op
+ * `read` can conflict with (memoptReadConflictsWithWrite, for a write W of an op
  * directly in the entry block). W after the read's entry-block ancestor
  * happens after the read, which cannot repeat in a loop W owns: no
  * conflict. W before every definition's entry-block ancestor happens before
@@ -547,7 +160,7 @@ static size_t writePosition(const Analysis *analysis, size_t write) {
 static bool readWindow(Analysis *analysis, size_t read, size_t *low, size_t *high) {
   IrFunction *function = analysis->function;
   IrIndexList *definitions = &analysis->definitions;
-  findDefinitions(function, read, definitions);
+  memoptFindDefinitions(function, read, definitions);
   if (definitions->count == 0)
     return false;
   *high = entryPosition(analysis, function->operands[read].op);
@@ -632,9 +245,9 @@ static void classMerge(AliasClass *into, AliasClass *from) {
 }
 
 static bool pairConflicts(Analysis *analysis, size_t read, size_t write) {
-  findDefinitions(analysis->function, read, &analysis->definitions);
+  memoptFindDefinitions(analysis->function, read, &analysis->definitions);
   return analysis->definitions.count != 0 &&
-         readConflictsWithWrite(analysis->function, read, write, &analysis->definitions);
+         memoptReadConflictsWithWrite(analysis->function, read, write, &analysis->definitions);
 }
 
 /* Whether some read of `aliasClass` conflicts with in-place write `write`. */
@@ -726,7 +339,7 @@ static void classesDestroy(Analysis *analysis) {
 static bool wouldCreateReadAfterWriteInterference(Analysis *analysis, size_t operand) {
   IrFunction *function = analysis->function;
   size_t value = function->operands[operand].value;
-  size_t alias = aliasingValue(function, operand);
+  size_t alias = memoptAliasingValue(function, operand);
   AliasClass *valueClass = classOf(analysis, value);
   AliasClass *aliasClass = alias == MEMOPT_NO_INDEX ? NULL : classOf(analysis, alias);
   if (aliasClass == valueClass)
@@ -751,7 +364,7 @@ static bool wouldCreateReadAfterWriteInterference(Analysis *analysis, size_t ope
 static bool wouldCreateWriteToNonWritableBuffer(Analysis *analysis, size_t operand) {
   IrFunction *function = analysis->function;
   const AliasClass *valueClass = classOf(analysis, function->operands[operand].value);
-  size_t alias = aliasingValue(function, operand);
+  size_t alias = memoptAliasingValue(function, operand);
   const AliasClass *aliasClass = alias == MEMOPT_NO_INDEX ? NULL : classOf(analysis, alias);
   bool write = function->operands[operand].semantics.write || valueClass->hasInPlaceWrite ||
                (aliasClass && aliasClass->hasInPlaceWrite);
@@ -766,12 +379,12 @@ static void bufferizeInPlace(Analysis *analysis, size_t operand, bool checked) {
   if (info->inPlace)
     return;
   info->inPlace = true;
-  size_t alias = aliasingValue(function, operand);
+  size_t alias = memoptAliasingValue(function, operand);
   if (alias != MEMOPT_NO_INDEX) {
     size_t aliasLeader = memoptAliasLeader(function, alias);
     size_t valueLeader = memoptAliasLeader(function, info->value);
     if (aliasLeader != valueLeader) {
-      aliasUnion(function, alias, info->value);
+      memoptAliasUnion(function, alias, info->value);
       size_t leader = memoptAliasLeader(function, alias);
       classMerge(&analysis->classes[leader],
                  &analysis->classes[leader == aliasLeader ? valueLeader : aliasLeader]);
@@ -790,7 +403,7 @@ static void bufferizeInPlace(Analysis *analysis, size_t operand, bool checked) {
 static bool hasTensorSemantics(const IrFunction *function, size_t op) {
   const IrOp *info = &function->ops[op];
   for (size_t k = 0; k < info->numOperands; ++k)
-    if (isTensorOperand(function, info->firstOperand + k))
+    if (memoptOperandIsTensor(function, info->firstOperand + k))
       return true;
   for (intptr_t i = 0; i < mlirOperationGetNumResults(info->op); ++i)
     if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetResult(info->op, i))))
@@ -831,7 +444,7 @@ static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, s
       for (size_t a = 0; a < aliases.count; ++a) {
         const IrOperand *alias = &function->operands[aliases.items[a]];
         if (alias->semantics.equivalent && alias->inPlace && alias->semantics.definite) {
-          equivalenceUnion(function, result, alias->value);
+          memoptEquivalenceUnion(function, result, alias->value);
           merged = true;
           break;
         }
@@ -841,7 +454,7 @@ static void equivalenceAnalysis(IrFunction *function, const size_t *postOrder, s
           allEquivalent = false;
       }
       if (!merged && allEquivalent && !memoptResultIsAllocation(function, op, (size_t)r))
-        equivalenceUnion(function, result, first);
+        memoptEquivalenceUnion(function, result, first);
     }
   }
   memoptIndexListDestroy(&aliases);
@@ -859,7 +472,7 @@ void memoptInPlaceAnalysisRun(IrFunction *function) {
 
   /* Operands that must bufferize in place do so before anything else. */
   for (size_t i = 0; i < function->numOperands; ++i)
-    if (isTensorOperand(function, i) && function->operands[i].semantics.mustInPlace)
+    if (memoptOperandIsTensor(function, i) && function->operands[i].semantics.mustInPlace)
       bufferizeInPlace(&analysis, i, false);
   for (size_t v = 0; v < function->numValues; ++v)
     if (memoptAliasLeader(function, v) == v && !analysis.classes[v].verified)
@@ -878,7 +491,7 @@ void memoptInPlaceAnalysisRun(IrFunction *function) {
     const IrOp *info = &function->ops[op];
     for (size_t k = 0; k < info->numOperands; ++k) {
       size_t operand = info->firstOperand + k;
-      if (!isTensorOperand(function, operand) || function->operands[operand].inPlace)
+      if (!memoptOperandIsTensor(function, operand) || function->operands[operand].inPlace)
         continue;
       if (!wouldCreateWriteToNonWritableBuffer(&analysis, operand) &&
           !wouldCreateReadAfterWriteInterference(&analysis, operand))

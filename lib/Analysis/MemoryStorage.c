@@ -192,166 +192,235 @@ static void assignView(MemoptMemoryProfile *profile, size_t op) {
   setStorage(profile, result, storage);
 }
 
-/* Storage of the results of `op`, before its regions are visited. */
-static void assignResults(MemoptMemoryProfile *profile, size_t op) {
+/* Results that share the buffer of an operand (destination-style ops,
+ * elementwise ops, scf.for and its iter_args, to_buffer); to_buffer copies
+ * when the cast needs a check, an elementwise result may be a new buffer. */
+static void assignAliasingResults(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  for (size_t k = 0; k < info->numOperands; ++k) {
+    size_t operand = info->firstOperand + k;
+    size_t aliasResult = ir->operands[operand].semantics.aliasResult;
+    if (aliasResult == MEMOPT_NO_INDEX || ir->operands[operand].value == MEMOPT_NO_INDEX)
+      continue;
+    Storage storage = operandStorage(profile, operand);
+    setStorage(profile, memoptIrResultValue(ir, op, aliasResult), storage);
+    if (info->opClass == IrOpFor && info->numBlocks) {
+      /* The iter_arg (after the induction variable) holds the same buffer. */
+      MlirBlock body = ir->blocks[info->firstBlock].block;
+      setStorage(profile,
+                 memoptIrFunctionLookupValue(
+                     ir, mlirBlockGetArgument(body, (intptr_t)(aliasResult + 1))),
+                 storage);
+    }
+  }
+  if (info->opClass == IrOpToBuffer) {
+    Storage storage = operandStorage(profile, info->firstOperand);
+    size_t result = memoptIrResultValue(ir, op, 0);
+    if (result != MEMOPT_NO_INDEX) {
+      MlirType resultType = ir->values[result].type;
+      if (storage.kind != StorageNone && !memoptLayoutCastsTo(storage.layout, resultType)) {
+        /* The buffer cannot be cast to the declared memref type without a
+         * runtime check: bufferization copies it (castOrReallocMemRefValue). */
+        size_t copy = newBuffer(profile, MemoptBufferCopy, ir->values[result].value, op,
+                                resultType, oneShotBufferAlignment);
+        storage = bufferStorage(copy, memoptLayoutIdentity(resultType));
+      }
+      storage.layout = memoptLayoutOfMemRefType(resultType);
+      setStorage(profile, result, storage);
+    }
+  }
+  if (info->opClass == IrOpElementwise && memoptResultIsAllocation(ir, op, 0)) {
+    size_t result = memoptIrResultValue(ir, op, 0);
+    if (result != MEMOPT_NO_INDEX)
+      newResultBuffer(profile, op, result, MemoptBufferAllocation, oneShotBufferAlignment);
+  }
+}
+
+/* Results of a tensor allocation (tensor.empty, alloc_tensor): new buffers. */
+static void assignAllocations(MemoptMemoryProfile *profile, size_t op) {
   IrFunction *ir = &profile->ir;
   const IrOp *info = &ir->ops[op];
   size_t numResults = (size_t)mlirOperationGetNumResults(info->op);
-  switch (info->opClass) {
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result == MEMOPT_NO_INDEX)
+      continue;
+    newResultBuffer(profile, op, result, MemoptBufferAllocation, oneShotBufferAlignment);
+    Buffer *buffer = &profile->buffers[profile->storage[result].buffer];
+    buffer->droppable = memoptNameIs(info->name, "tensor.empty") ||
+                        (memoptNameIs(info->name, "bufferization.alloc_tensor") &&
+                         !memoptValueIsDefinition(ir, result));
+  }
+}
+
+/* The result of a select: the buffer of its true operand. */
+static void assignSelect(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t result = memoptIrResultValue(ir, op, 0);
+  Storage whenTrue = operandStorage(profile, info->firstOperand + 1);
+  Storage whenFalse = operandStorage(profile, info->firstOperand + 2);
+  if (!storageSame(&whenTrue, &whenFalse))
+    memoptProfileAddNote(profile, info->op,
+            "select between different buffers: counted as the first one");
+  setStorage(profile, result, whenTrue);
+}
+
+/* Results of constants and memref.get_global: global storage. */
+static void assignGlobals(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  size_t numResults = (size_t)mlirOperationGetNumResults(ir->ops[op].op);
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result != MEMOPT_NO_INDEX)
+      setStorage(profile, result,
+                 (Storage){StorageGlobal, MEMOPT_NO_INDEX,
+                           memoptLayoutIdentity(ir->values[result].type)});
+  }
+}
+
+/* Results of a call: buffers the callee allocated, with its summary's
+ * alignment and layout when it has one. */
+static void assignCallResults(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t numResults = (size_t)mlirOperationGetNumResults(info->op);
+  const IrCalleeSummary *callee =
+      info->callee == MEMOPT_NO_INDEX ? NULL : &profile->callees[info->callee];
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result == MEMOPT_NO_INDEX)
+      continue;
+    const IrValue *value = &ir->values[result];
+    uint64_t alignment = oneShotBufferAlignment;
+    if (callee && r < callee->numResults)
+      alignment = callee->resultAlignment[r];
+    size_t buffer =
+        newBuffer(profile, MemoptBufferCallResult, value->value, op, value->type, alignment);
+    /* The callee allocated it while running: its peak includes it. */
+    profile->buffers[buffer].countsFrom = ir->ops[op].position + 1;
+    profile->buffers[buffer].unknownOrigin = true;
+    bool identity = callee && r < callee->numResults && callee->resultIdentityLayout[r];
+    setStorage(profile, result,
+               bufferStorage(buffer, identity ? memoptLayoutIdentity(value->type)
+                                              : argumentLayout(value->type)));
+  }
+}
+
+/* The result of to_tensor: the memref operand's buffer, with its layout. */
+static void assignToTensor(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t result = memoptIrResultValue(ir, op, 0);
+  Storage storage = operandStorage(profile, info->firstOperand);
+  if (result != MEMOPT_NO_INDEX) {
+    MlirType memrefType = mlirValueGetType(mlirOperationGetOperand(info->op, 0));
+    storage.layout = memoptLayoutOfMemRefType(memrefType);
+    setStorage(profile, result, storage);
+  }
+}
+
+/* Results of memref.alloc: new buffers with the op's alignment. */
+static void assignMemRefAllocs(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t numResults = (size_t)mlirOperationGetNumResults(info->op);
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result != MEMOPT_NO_INDEX)
+      newResultBuffer(profile, op, result, MemoptBufferMemRefAlloc,
+                      memrefAllocAlignment(info->op));
+  }
+}
+
+/* The result of a memref view: the first operand's buffer, with the result type's layout. */
+static void assignMemRefView(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t result = memoptIrResultValue(ir, op, 0);
+  Storage storage = operandStorage(profile, info->firstOperand);
+  if (result != MEMOPT_NO_INDEX) {
+    storage.layout = memoptLayoutOfMemRefType(ir->values[result].type);
+    setStorage(profile, result, storage);
+  }
+}
+
+/* Results of an op without a bufferization model: new buffers, with a note. */
+static void assignUnmodeled(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t numResults = (size_t)mlirOperationGetNumResults(info->op);
+  memoptProfileAddNote(profile, info->op, "'%.*s' has no bufferization model: its results count as new buffers",
+          (int)info->name.length, info->name.data);
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result != MEMOPT_NO_INDEX && ir->values[result].isTensor)
+      newResultBuffer(profile, op, result, MemoptBufferUnmodeled, oneShotBufferAlignment);
+  }
+}
+
+/* Results of other ops: views of their first memref operand
+ * (extract_strided_metadata, ...); memref.alloca lives on the stack. */
+static void assignOtherResults(MemoptMemoryProfile *profile, size_t op) {
+  IrFunction *ir = &profile->ir;
+  const IrOp *info = &ir->ops[op];
+  size_t numResults = (size_t)mlirOperationGetNumResults(info->op);
+  for (size_t r = 0; r < numResults; ++r) {
+    size_t result = memoptIrResultValue(ir, op, r);
+    if (result == MEMOPT_NO_INDEX)
+      continue;
+    Storage storage = noStorage();
+    if (!memoptNameIs(info->name, "memref.alloca"))
+      for (size_t k = 0; k < info->numOperands; ++k)
+        if (ir->operands[info->firstOperand + k].value != MEMOPT_NO_INDEX) {
+          storage = operandStorage(profile, info->firstOperand + k);
+          break;
+        }
+    storage.layout = argumentLayout(ir->values[result].type);
+    setStorage(profile, result, storage);
+  }
+}
+
+/* Storage of the results of `op`, before its regions are visited. */
+static void assignResults(MemoptMemoryProfile *profile, size_t op) {
+  switch (profile->ir.ops[op].opClass) {
   case IrOpDestination:
   case IrOpElementwise:
   case IrOpFor:
-  case IrOpToBuffer: {
-    for (size_t k = 0; k < info->numOperands; ++k) {
-      size_t operand = info->firstOperand + k;
-      size_t aliasResult = ir->operands[operand].semantics.aliasResult;
-      if (aliasResult == MEMOPT_NO_INDEX || ir->operands[operand].value == MEMOPT_NO_INDEX)
-        continue;
-      Storage storage = operandStorage(profile, operand);
-      setStorage(profile, memoptIrResultValue(ir, op, aliasResult), storage);
-      if (info->opClass == IrOpFor && info->numBlocks) {
-        /* The iter_arg (after the induction variable) holds the same buffer. */
-        MlirBlock body = ir->blocks[info->firstBlock].block;
-        setStorage(profile,
-                   memoptIrFunctionLookupValue(
-                       ir, mlirBlockGetArgument(body, (intptr_t)(aliasResult + 1))),
-                   storage);
-      }
-    }
-    if (info->opClass == IrOpToBuffer) {
-      Storage storage = operandStorage(profile, info->firstOperand);
-      size_t result = memoptIrResultValue(ir, op, 0);
-      if (result != MEMOPT_NO_INDEX) {
-        MlirType resultType = ir->values[result].type;
-        if (storage.kind != StorageNone && !memoptLayoutCastsTo(storage.layout, resultType)) {
-          /* The buffer cannot be cast to the declared memref type without a
-           * runtime check: bufferization copies it (castOrReallocMemRefValue). */
-          size_t copy = newBuffer(profile, MemoptBufferCopy, ir->values[result].value, op,
-                                  resultType, oneShotBufferAlignment);
-          storage = bufferStorage(copy, memoptLayoutIdentity(resultType));
-        }
-        storage.layout = memoptLayoutOfMemRefType(resultType);
-        setStorage(profile, result, storage);
-      }
-    }
-    if (info->opClass == IrOpElementwise && memoptResultIsAllocation(ir, op, 0)) {
-      size_t result = memoptIrResultValue(ir, op, 0);
-      if (result != MEMOPT_NO_INDEX)
-        newResultBuffer(profile, op, result, MemoptBufferAllocation, oneShotBufferAlignment);
-    }
+  case IrOpToBuffer:
+    assignAliasingResults(profile, op);
     return;
-  }
   case IrOpAllocation:
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result == MEMOPT_NO_INDEX)
-        continue;
-      newResultBuffer(profile, op, result, MemoptBufferAllocation, oneShotBufferAlignment);
-      Buffer *buffer = &profile->buffers[profile->storage[result].buffer];
-      buffer->droppable = memoptNameIs(info->name, "tensor.empty") ||
-                          (memoptNameIs(info->name, "bufferization.alloc_tensor") &&
-                           !memoptValueIsDefinition(ir, result));
-    }
+    assignAllocations(profile, op);
     return;
   case IrOpView:
     assignView(profile, op);
     return;
-  case IrOpSelect: {
-    size_t result = memoptIrResultValue(ir, op, 0);
-    Storage whenTrue = operandStorage(profile, info->firstOperand + 1);
-    Storage whenFalse = operandStorage(profile, info->firstOperand + 2);
-    if (!storageSame(&whenTrue, &whenFalse))
-      memoptProfileAddNote(profile, info->op,
-              "select between different buffers: counted as the first one");
-    setStorage(profile, result, whenTrue);
+  case IrOpSelect:
+    assignSelect(profile, op);
     return;
-  }
   case IrOpConstant:
   case IrOpMemRefGlobal:
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result != MEMOPT_NO_INDEX)
-        setStorage(profile, result,
-                   (Storage){StorageGlobal, MEMOPT_NO_INDEX,
-                             memoptLayoutIdentity(ir->values[result].type)});
-    }
+    assignGlobals(profile, op);
     return;
-  case IrOpCall: {
-    const IrCalleeSummary *callee =
-        info->callee == MEMOPT_NO_INDEX ? NULL : &profile->callees[info->callee];
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result == MEMOPT_NO_INDEX)
-        continue;
-      const IrValue *value = &ir->values[result];
-      uint64_t alignment = oneShotBufferAlignment;
-      if (callee && r < callee->numResults)
-        alignment = callee->resultAlignment[r];
-      size_t buffer =
-          newBuffer(profile, MemoptBufferCallResult, value->value, op, value->type, alignment);
-      /* The callee allocated it while running: its peak includes it. */
-      profile->buffers[buffer].countsFrom = ir->ops[op].position + 1;
-      profile->buffers[buffer].unknownOrigin = true;
-      bool identity = callee && r < callee->numResults && callee->resultIdentityLayout[r];
-      setStorage(profile, result,
-                 bufferStorage(buffer, identity ? memoptLayoutIdentity(value->type)
-                                                : argumentLayout(value->type)));
-    }
+  case IrOpCall:
+    assignCallResults(profile, op);
     return;
-  }
-  case IrOpToTensor: {
-    size_t result = memoptIrResultValue(ir, op, 0);
-    Storage storage = operandStorage(profile, info->firstOperand);
-    if (result != MEMOPT_NO_INDEX) {
-      MlirType memrefType = mlirValueGetType(mlirOperationGetOperand(info->op, 0));
-      storage.layout = memoptLayoutOfMemRefType(memrefType);
-      setStorage(profile, result, storage);
-    }
+  case IrOpToTensor:
+    assignToTensor(profile, op);
     return;
-  }
   case IrOpMemRefAlloc:
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result != MEMOPT_NO_INDEX)
-        newResultBuffer(profile, op, result, MemoptBufferMemRefAlloc,
-                        memrefAllocAlignment(info->op));
-    }
+    assignMemRefAllocs(profile, op);
     return;
-  case IrOpMemRefView: {
-    size_t result = memoptIrResultValue(ir, op, 0);
-    Storage storage = operandStorage(profile, info->firstOperand);
-    if (result != MEMOPT_NO_INDEX) {
-      storage.layout = memoptLayoutOfMemRefType(ir->values[result].type);
-      setStorage(profile, result, storage);
-    }
+  case IrOpMemRefView:
+    assignMemRefView(profile, op);
     return;
-  }
   case IrOpUnknown:
-    memoptProfileAddNote(profile, info->op, "'%.*s' has no bufferization model: its results count as new buffers",
-            (int)info->name.length, info->name.data);
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result != MEMOPT_NO_INDEX && ir->values[result].isTensor)
-        newResultBuffer(profile, op, result, MemoptBufferUnmodeled, oneShotBufferAlignment);
-    }
+    assignUnmodeled(profile, op);
     return;
   default:
-    /* Other ops with memref results view their first memref operand
-     * (extract_strided_metadata, ...); memref.alloca lives on the stack. */
-    for (size_t r = 0; r < numResults; ++r) {
-      size_t result = memoptIrResultValue(ir, op, r);
-      if (result == MEMOPT_NO_INDEX)
-        continue;
-      Storage storage = noStorage();
-      if (!memoptNameIs(info->name, "memref.alloca"))
-        for (size_t k = 0; k < info->numOperands; ++k)
-          if (ir->operands[info->firstOperand + k].value != MEMOPT_NO_INDEX) {
-            storage = operandStorage(profile, info->firstOperand + k);
-            break;
-          }
-      storage.layout = argumentLayout(ir->values[result].type);
-      setStorage(profile, result, storage);
-    }
+    assignOtherResults(profile, op);
     return;
   }
 }

@@ -1,0 +1,143 @@
+/* Internal to place-search (not installed): the steps of the transform
+ * PlaceSearch.c runs, shared by
+ *
+ *   PlaceSearchPass.c          options, the cluster they describe, the pass
+ *   PlaceProblem.c             the model and the MemoptPlacementProblem built from it
+ *   PlaceArchitectureSearch.c  the accelerator configurations under an area budget
+ *   PlaceEmit.c                place.cluster and place.stage ops
+ *   PlaceReport.c              the JSON report
+ *
+ * Ownership: a MemoptPlaceModel owns its layer structure, a
+ * MemoptPlaceProblemStorage everything its problem points at; json_t
+ * results are new references the caller owns. */
+#ifndef MEMOPT_PLACE_PLACESEARCH_H
+#define MEMOPT_PLACE_PLACESEARCH_H
+
+#include "IR/IR.h"
+#include "Place/Place.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_t;
+struct timespec;
+
+/// The cluster: a preset, with any option given explicitly taking over.
+typedef struct MemoptPlaceCluster {
+  int64_t devices;
+  double hbmBytes;
+  double linkBandwidth;
+  int64_t globalBatch;
+} MemoptPlaceCluster;
+
+/// The model as place-search sees it: segments of top-level ops.
+typedef struct MemoptPlaceModel {
+  MlirOperation func;
+  MemoptLayerStructure structure;
+  size_t layers;          /* transformer layers of the model */
+  bool hasPrologue, hasEpilogue;
+  size_t problemLayers;   /* prologue + layers + epilogue */
+  double irBatch;
+} MemoptPlaceModel;
+
+/// A placement problem and everything it points at.
+typedef struct MemoptPlaceProblemStorage {
+  MemoptPlacementProblem problem;
+  MemoptPlacementLayer *layers;
+  double *seconds; /* [segment][microbatch] */
+  int64_t *microbatches;
+  MemoptSegmentCost segments[3];
+} MemoptPlaceProblemStorage;
+
+/*===------------------------------------------------------------------===*
+ * Options (PlaceSearchPass.c)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the cluster the preset and the explicit options describe.
+MemoptPlaceCluster memoptPlaceClusterOf(const MemoptPassOptions *options);
+
+/// Parses the baseline option 'p,t,d' into `degrees`; returns false unless three positive integers.
+bool memoptPlaceParseBaseline(const char *text, int64_t degrees[3]);
+
+/*===------------------------------------------------------------------===*
+ * Model and problem (PlaceProblem.c)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the first function of `module` with a body and at least one op, or a null op.
+MlirOperation memoptPlaceFindFunction(MlirOperation module);
+
+/// Recognizes the layers of `func` into `model` (destroy with memoptPlaceModelDestroy); the options may override the layer count and batch.
+void memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
+                               MemoptPlaceModel *model);
+
+/// Frees the layer structure `model` owns.
+void memoptPlaceModelDestroy(MemoptPlaceModel *model);
+
+/// Returns which segment problem layer `index` is: 0 prologue, 1 layer, 2 epilogue.
+int memoptPlaceSegmentOf(const MemoptPlaceModel *model, size_t index);
+
+/// Stores in [first, end) the op range of problem layer `index` in the materialized function.
+void memoptPlaceOpRangeOf(const MemoptPlaceModel *model, size_t index, size_t *first, size_t *end);
+
+/// Costs `model` on `accelerator` into `storage` (destroy it even on failure); emits an error on the function and returns false when an op cannot be costed.
+bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceCluster *cluster,
+                             const MemoptAcceleratorConfig *accelerator,
+                             const MemoptPassOptions *options, MemoptPlaceProblemStorage *storage);
+
+/// Frees what `storage` owns.
+void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage);
+
+/*===------------------------------------------------------------------===*
+ * Architecture search (PlaceArchitectureSearch.c)
+ *===------------------------------------------------------------------===*/
+
+/// Replaces `accelerator` by the best configuration within the area budget the options give, emits a remark, and returns the report's "architecture" section.
+struct json_t *memoptPlaceArchitectureSearch(const MemoptPlaceModel *model,
+                                             const MemoptPlaceCluster *cluster,
+                                             const MemoptAreaModel *areaModel,
+                                             const MemoptPassOptions *options,
+                                             MemoptAcceleratorConfig *accelerator);
+
+/*===------------------------------------------------------------------===*
+ * IR (PlaceEmit.c)
+ *===------------------------------------------------------------------===*/
+
+/// Writes `plan` into `module`: a place.cluster op, one place.stage per stage, and a remark on the function.
+void memoptPlaceEmitPlan(MlirOperation module, const MemoptPlaceModel *model,
+                         const MemoptPlaceCluster *cluster, const MemoptPlacementPlan *plan);
+
+/*===------------------------------------------------------------------===*
+ * Report (PlaceReport.c)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the JSON description of an accelerator configuration of `area` mm^2.
+struct json_t *memoptPlaceDescribeAccelerator(const MemoptAcceleratorConfig *config, double area);
+
+/// Returns the JSON description of `plan` and its stages.
+struct json_t *memoptPlaceDescribePlan(const MemoptPlacementPlan *plan,
+                                       const MemoptPlaceCluster *cluster);
+
+/// Returns the report: model, cluster, plan, search time, accelerator and, when not null, `architecture` (whose reference it takes).
+struct json_t *memoptPlaceReportCreate(const MemoptPlaceModel *model,
+                                       const MemoptPlaceCluster *cluster,
+                                       const MemoptPlaceProblemStorage *storage,
+                                       const MemoptPlacementPlan *plan, double searchSeconds,
+                                       struct json_t *architecture,
+                                       const MemoptAcceleratorConfig *accelerator,
+                                       const MemoptAreaModel *areaModel);
+
+/// Writes `report` to `path`; emits an error on `module` and returns false on failure.
+bool memoptPlaceReportWrite(MlirOperation module, const struct json_t *report, const char *path);
+
+/// Returns the seconds elapsed on the monotonic clock since `start`.
+double memoptPlaceSecondsSince(const struct timespec *start);
+
+/*===------------------------------------------------------------------===*
+ * The transform (PlaceSearch.c)
+ *===------------------------------------------------------------------===*/
+
+/// Chooses a placement of the first function of `module` and writes it into the module.
+MlirLogicalResult memoptPlaceSearch(MlirOperation module, const MemoptPassOptions *options);
+
+#endif /* MEMOPT_PLACE_PLACESEARCH_H */
