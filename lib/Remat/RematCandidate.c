@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An op that may run again with the same result: value semantics on
- * tensors and scalars, no side effects, regions only in linalg ops. */
 /* True when the body of linalg op `op` computes nothing: it yields an
  * input or a constant (fill, copy, transpose, broadcast). */
 static bool bodyOnlyMovesData(MlirOperation op) {
