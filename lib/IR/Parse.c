@@ -145,14 +145,11 @@ static bool padListMatches(MlirOperation pad, intptr_t list) {
   int32_t operands = mlirDenseI32ArrayGetElement(segments, 1 + list);
   if (markers == operands)
     return true;
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(
-      &message,
-      "'tensor.pad' op expected the number of '%s' to match the number of dynamic entries in "
-      "'%s' (%d vs %ld): %lld is the marker of a padding given by an operand",
-      names[list], staticNames[list], (int)operands, (long)markers, (long long)INT64_MIN);
-  mlirEmitError(mlirOperationGetLocation(pad), message.data);
-  memoptStringBufferDestroy(&message);
+  memoptEmitOpError(pad,
+                    "expected the number of '%s' to match the number of dynamic entries in '%s' "
+                    "(%d vs %ld): %lld is the marker of a padding given by an operand",
+                    names[list], staticNames[list], (int)operands, (long)markers,
+                    (long long)INT64_MIN);
   return false;
 }
 

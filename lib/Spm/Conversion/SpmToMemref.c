@@ -221,17 +221,12 @@ static MlirValue tiedDestination(MlirValue value) {
  * or what a destination-style op wrote into one of those (a linalg op whose
  * init is the pinned value updates it in place). */
 static bool mayBePinned(MlirValue value) {
-  static const char *const views[] = {"tensor.extract_slice", "tensor.expand_shape",
-                                      "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
-                                      "tensor.bitcast"};
   while (mlirValueIsAOpResult(value)) {
     MlirOperation owner = mlirOpResultGetOwner(value);
     if (memoptOperationIsA(owner, "spm.pin"))
       return true;
-    bool view = false;
-    for (size_t i = 0; i < sizeof views / sizeof *views && !view; ++i)
-      view = memoptOperationIsA(owner, views[i]);
-    value = view ? mlirOperationGetOperand(owner, 0) : tiedDestination(value);
+    value = memoptOperationIsView(owner) ? mlirOperationGetOperand(owner, 0)
+                                         : tiedDestination(value);
     if (mlirValueIsNull(value))
       return false;
   }
