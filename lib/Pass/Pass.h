@@ -113,7 +113,8 @@ const MemoptPassInfo *memoptPassAt(size_t index);
 /// Returns the memopt pass named `argument`, or NULL.
 const MemoptPassInfo *memoptPassLookup(const char *argument, size_t length);
 
-/// Returns the number of upstream MLIR passes known to the driver.
+/// Returns the number of upstream MLIR passes and pass pipelines the C API
+/// can run (mlir-opt's test-library passes are not among them).
 size_t memoptUpstreamPassCount(void);
 
 /// Returns the name of upstream pass number `index`.
@@ -121,6 +122,9 @@ const char *memoptUpstreamPassName(size_t index);
 
 /// Returns the one-line summary of upstream pass number `index`.
 const char *memoptUpstreamPassSummary(size_t index);
+
+/// Returns true when upstream pass number `index` is a pass pipeline.
+bool memoptUpstreamPassIsPipeline(size_t index);
 
 /// Appends to `out` up to three known pass names (memopt or upstream) close
 /// to `name`, as "'a', 'b'"; appends nothing when none is close.

@@ -21,6 +21,7 @@ void memoptPassRegister(const MemoptPassInfo *pass) {
 extern const struct {
   const char *name;
   const char *summary;
+  bool pipeline;
 } memoptUpstreamPasses[];
 extern const size_t memoptUpstreamPassesCount;
 
@@ -38,6 +39,8 @@ const MemoptPassInfo *memoptPassLookup(const char *argument, size_t length) {
 size_t memoptUpstreamPassCount(void) { return memoptUpstreamPassesCount; }
 
 const char *memoptUpstreamPassName(size_t index) { return memoptUpstreamPasses[index].name; }
+
+bool memoptUpstreamPassIsPipeline(size_t index) { return memoptUpstreamPasses[index].pipeline; }
 
 const char *memoptUpstreamPassSummary(size_t index) { return memoptUpstreamPasses[index].summary; }
 

@@ -254,7 +254,8 @@ void driverOptionsHelp(MemoptStringBuffer *out) {
   }
   memoptStringBufferAppendFormat(
       out,
-      "\nUPSTREAM PASSES: all %zu passes and pipelines of mlir-opt, as flags or in "
-      "--pass-pipeline (--list-passes names them).\n",
+      "\nUPSTREAM PASSES: the %zu passes and pass pipelines of mlir-opt that MLIR's C API "
+      "runs (all but its test library's), as flags or in --pass-pipeline; --list-passes "
+      "names them.\n",
       memoptUpstreamPassCount());
 }

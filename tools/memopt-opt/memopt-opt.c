@@ -219,9 +219,12 @@ static int listPasses(void) {
   printf("memopt passes:\n");
   for (size_t i = 0; i < memoptPassCount(); ++i)
     printf("  --%-40s - %s\n", memoptPassAt(i)->argument, memoptPassAt(i)->summary);
-  printf("Upstream passes:\n");
-  for (size_t i = 0; i < memoptUpstreamPassCount(); ++i)
-    printf("  --%-40s - %s\n", memoptUpstreamPassName(i), memoptUpstreamPassSummary(i));
+  for (int pipelines = 0; pipelines < 2; ++pipelines) {
+    printf(pipelines ? "Upstream pass pipelines:\n" : "Upstream passes:\n");
+    for (size_t i = 0; i < memoptUpstreamPassCount(); ++i)
+      if (memoptUpstreamPassIsPipeline(i) == pipelines)
+        printf("  --%-40s - %s\n", memoptUpstreamPassName(i), memoptUpstreamPassSummary(i));
+  }
   return 0;
 }
 
