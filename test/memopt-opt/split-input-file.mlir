@@ -2,7 +2,9 @@
 // joined by the marker; a failing chunk fails the run but not the others.
 // RUN: memopt-opt %s --split-input-file | FileCheck %s
 // RUN: memopt-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cse))' --verify-each=false --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
-// RUN: memopt-opt %s --split-input-file='// =====' | FileCheck %s --check-prefix=MARKER
+// The marker is split in two on the RUN line: anywhere it occurs whole, even
+// after text on a line, the input is cut.
+// RUN: memopt-opt %s --split-input-file='// ==''===' | FileCheck %s --check-prefix=MARKER
 
 // CHECK-LABEL: func.func @first
 // CHECK: // -----

@@ -29,6 +29,9 @@ static const Flag flags[] = {
     {"split-input-file", FlagOptionalString, offsetof(DriverOptions, splitMarker),
      "Process each chunk of the input separated by '// -----' (or the given marker) on its own",
      "// -----"},
+    {"output-split-marker", FlagString, offsetof(DriverOptions, outputSplitMarker),
+     "With --split-input-file, the line that joins the outputs of the chunks (default: '// -----')",
+     NULL},
     {"memopt-report", FlagString, offsetof(DriverOptions, reportPath),
      "Write a JSON memory report: live activation bytes of every function by op position before "
      "and after the pipeline, and the passes' remarks",
@@ -126,6 +129,7 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
   options->inputPath = NULL;
   options->outputPath = "-";
   options->verifyEach = true;
+  options->outputSplitMarker = "// -----";
   bool onlyPositional = false;
   /* A value flag given twice is an error: which one counts would be a guess. */
   bool given[sizeof flags / sizeof *flags] = {false};
@@ -187,6 +191,14 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
   }
   if (!options->inputPath)
     options->inputPath = "-";
+  /* The input is cut at the marker less its last two characters, which tell
+   * a split from a near miss: shorter markers cannot work. */
+  if (options->splitMarker && strlen(options->splitMarker) < 3) {
+    memoptStringBufferAppendFormat(
+        error, "the split marker '%s' is too short: it needs at least 3 characters",
+        options->splitMarker);
+    return false;
+  }
   if (options->passPipeline && options->passFlagCount) {
     memoptStringBufferAppendCString(
         error, "'--pass-pipeline' cannot be combined with individual pass flags");

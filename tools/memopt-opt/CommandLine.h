@@ -23,6 +23,7 @@ typedef struct DriverOptions {
   PassFlag *passFlags;      /* in command-line order; owned */
   size_t passFlagCount;
   const char *splitMarker;  /* NULL unless --split-input-file */
+  const char *outputSplitMarker; /* joins the outputs of split chunks */
   const char *reportPath;   /* NULL unless --memopt-report */
   const char *timelinePath; /* NULL unless --memopt-timeline */
   bool verifyDiagnostics;

@@ -21,6 +21,7 @@ typedef struct Driver {
   MlirContext context;
   const char *sourceName; /* as locations name the input: the path or "<stdin>" */
   MemoptStringBuffer output;
+  MlirStringRef input; /* the whole input: diagnostics show its lines, as chunks keep its positions */
   MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
 } Driver;
 
@@ -100,10 +101,26 @@ static void printModule(Driver *driver, MlirModule module) {
   mlirOpPrintingFlagsDestroy(flags);
 }
 
-/* Parses, transforms and prints one buffer (the input or one split chunk).
+/* Creates the context one buffer is parsed in; NULL after reporting. */
+static MlirContext createContext(const DriverOptions *options) {
+  MlirContext context = memoptContextCreate(options->allowUnregisteredDialect);
+  if (mlirContextIsNull(context)) {
+    printError("%s", "cannot load the memopt dialects");
+    return context;
+  }
+  mlirContextEnableMultithreading(context, !options->disableThreading);
+  return context;
+}
+
+/* Parses, transforms and prints one buffer (the input or one split chunk)
+ * in a context of its own, as mlir-opt does: nothing a chunk's passes leave
+ * in the context (a preloaded transform library, ...) reaches the next one.
  * `text` has the chunk's lines at the line numbers they have in the file;
  * its `length` bytes may hold NUL bytes, which the parser skips. */
 static bool processBuffer(Driver *driver, const char *text, size_t length) {
+  driver->context = createContext(&driver->options);
+  if (mlirContextIsNull(driver->context))
+    return false;
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, driver->context, driver->sourceName);
   bool ok = false;
@@ -128,6 +145,8 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
     mlirModuleDestroy(module);
   }
   memoptDiagnosticLogDetach(&log);
+  mlirContextDestroy(driver->context);
+  driver->context = (MlirContext){NULL};
   memoptDiagnosticLogSort(&log);
   if (driver->report)
     memoryReportAddDiagnostics(driver->report, &log);
@@ -136,7 +155,7 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
   if (driver->options.verifyDiagnostics)
     verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
   else
-    memoptDiagnosticLogFormat(&log, mlirStringRefCreate(text, length), &report);
+    memoptDiagnosticLogFormat(&log, driver->input, &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
@@ -165,43 +184,130 @@ static bool writeReports(const Driver *driver, MemoptStringBuffer *error) {
           memoryReportWriteTimeline(driver->report, options->timelinePath, error));
 }
 
-/* Returns true when `line` (up to its newline) is exactly the split marker. */
-static bool isMarkerLine(const char *line, size_t length, const char *marker) {
-  while (length && (line[length - 1] == ' ' || line[length - 1] == '\r'))
-    --length;
-  return length == strlen(marker) && memcmp(line, marker, length) == 0;
+/* Writes what the output buffer holds so far when the output is standard
+ * output, so that it keeps its place beside what passes print there
+ * (transform.print writes and flushes LLVM's stream on the same file). A
+ * file given with -o is written once, at the end, and only when all went well. */
+static bool flushStandardOutput(Driver *driver, MemoptStringBuffer *error) {
+  if (strcmp(driver->options.outputPath, "-") != 0 || driver->output.length == 0)
+    return true;
+  bool written = memoptFileWriteOutput("-", memoptStringBufferGet(&driver->output),
+                                       driver->output.length, error);
+  memoptStringBufferClear(&driver->output);
+  return written;
 }
 
-/* Runs every chunk separated by the marker; each keeps its original line
- * numbers by starting with as many empty lines as precede it. */
-static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
-  const char *marker = driver->options.splitMarker;
-  const char *inputEnd = input + inputLength;
-  bool ok = true;
-  size_t chunkStartLine = 1;
-  const char *chunk = input;
+/* Reports a near miss with the split marker as mlir-opt does: a warning at
+ * `at`, with its source line and a caret. */
+static void warnNearMiss(const Driver *driver, const char *input, const char *inputEnd,
+                         const char *at) {
   size_t line = 1;
-  for (const char *p = input;; ++line) {
-    const char *newline = memchr(p, '\n', (size_t)(inputEnd - p));
-    size_t length = newline ? (size_t)(newline - p) : (size_t)(inputEnd - p);
-    bool atMarker = isMarkerLine(p, length, marker);
-    if (atMarker || !newline) {
-      const char *chunkEnd = atMarker ? p : p + length;
-      MemoptStringBuffer text = memoptStringBufferCreate();
-      for (size_t i = 1; i < chunkStartLine; ++i)
-        memoptStringBufferAppend(&text, "\n", 1);
-      memoptStringBufferAppend(&text, chunk, (size_t)(chunkEnd - chunk));
-      if (chunk != input)
-        memoptStringBufferAppendFormat(&driver->output, "%s\n", marker);
-      ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
-      memoptStringBufferDestroy(&text);
-      if (!newline)
-        break;
-      chunk = newline + 1;
-      chunkStartLine = line + 1;
+  const char *lineStart = input;
+  for (const char *p = input; p < at; ++p)
+    if (*p == '\n') {
+      ++line;
+      lineStart = p + 1;
     }
-    p = newline + 1;
+  const char *lineEnd = memchr(at, '\n', (size_t)(inputEnd - at));
+  if (!lineEnd)
+    lineEnd = inputEnd;
+  fprintf(stderr, "%s:%zu:%zu: warning: near miss with file split marker\n%.*s\n%*s^\n",
+          driver->sourceName, line, (size_t)(at - lineStart) + 1, (int)(lineEnd - lineStart),
+          lineStart, (int)(at - lineStart), "");
+}
+
+/* Runs one chunk, [begin, end) of the input, with its lines and columns where
+ * they are in the file: it is preceded by as many newlines as lines before
+ * it and as many spaces as columns before it on its first line. */
+static bool processChunk(Driver *driver, const char *input, const char *begin, const char *end) {
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  const char *lineStart = input;
+  for (const char *p = input; p < begin; ++p)
+    if (*p == '\n') {
+      memoptStringBufferAppend(&text, "\n", 1);
+      lineStart = p + 1;
+    }
+  for (const char *p = lineStart; p < begin; ++p)
+    memoptStringBufferAppend(&text, " ", 1);
+  memoptStringBufferAppend(&text, begin, (size_t)(end - begin));
+  bool ok = processBuffer(driver, memoptStringBufferGet(&text), text.length);
+  memoptStringBufferDestroy(&text);
+  return ok;
+}
+
+/* Returns the first occurrence of `needle` in [from, end), or NULL. */
+static const char *findText(const char *from, const char *end, const char *needle,
+                            size_t needleLength) {
+  for (const char *p = from; (size_t)(end - p) >= needleLength; ++p) {
+    p = memchr(p, needle[0], (size_t)(end - p) - needleLength + 1);
+    if (!p)
+      return NULL;
+    if (memcmp(p, needle, needleLength) == 0)
+      return p;
   }
+  return NULL;
+}
+
+/* Splits the input where the marker occurs and runs every chunk, as mlir-opt
+ * 22 does (splitAndProcessBuffer): the input is cut at every occurrence of
+ * the marker less its last two characters; an occurrence followed by those
+ * two characters (and not by '0') ends a chunk, even after other text on its
+ * line; any other is a near miss, reported as a warning and left in the
+ * chunk. An empty chunk is not run, and outputs are joined by the output
+ * marker. */
+static bool processSplit(Driver *driver, const char *input, size_t inputLength,
+                         MemoptStringBuffer *error) {
+  const char *marker = driver->options.splitMarker;
+  size_t markerLength = strlen(marker);
+  enum { CheckLength = 2 };
+  size_t prefixLength = markerLength - CheckLength;
+  const char *inputEnd = input + inputLength;
+  /* The chunk being extended: [chunk, chunkEnd); empty at first. */
+  const char *chunk = input, *chunkEnd = input;
+  const char **chunks = NULL, **chunkEnds = NULL;
+  size_t chunkCount = 0, chunkCapacity = 0, endCapacity = 0;
+  for (const char *piece = input;;) {
+    const char *found = findText(piece, inputEnd, marker, prefixLength);
+    const char *pieceEnd = found ? found : inputEnd;
+    size_t pieceLength = (size_t)(pieceEnd - piece);
+    if (chunkEnd == chunk) {
+      chunk = piece;
+      chunkEnd = pieceEnd;
+    } else if (pieceLength > CheckLength &&
+               memcmp(piece, marker + prefixLength, CheckLength) == 0 &&
+               piece[CheckLength] != '0') {
+      chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
+      chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
+      chunks[chunkCount] = chunk;
+      chunkEnds[chunkCount++] = chunkEnd;
+      chunk = piece + CheckLength;
+      chunkEnd = pieceEnd;
+    } else {
+      warnNearMiss(driver, input, inputEnd, piece);
+      chunkEnd = pieceEnd;
+    }
+    if (!found)
+      break;
+    piece = found + prefixLength;
+  }
+  if (chunkEnd != chunk) {
+    chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
+    chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
+    chunks[chunkCount] = chunk;
+    chunkEnds[chunkCount++] = chunkEnd;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < chunkCount; ++i) {
+    if (i)
+      memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
+    if (!flushStandardOutput(driver, error)) {
+      ok = false;
+      break;
+    }
+    ok = processChunk(driver, input, chunks[i], chunkEnds[i]) && ok;
+  }
+  free(chunks);
+  free(chunkEnds);
   return ok;
 }
 
@@ -260,21 +366,22 @@ int main(int argc, char **argv) {
   }
 
   mlirRegisterAllPasses();
-  driver.context = memoptContextCreate(driver.options.allowUnregisteredDialect);
-  if (mlirContextIsNull(driver.context)) {
-    printError("%s", "cannot load the memopt dialects");
-    status = 1;
-    goto done;
-  }
-  mlirContextEnableMultithreading(driver.context, !driver.options.disableThreading);
-
   /* Reject a bad pipeline before reading any input, as mlir-opt does. */
-  MlirPassManager check = createPassManager(&driver);
-  if (mlirPassManagerIsNull(check)) {
+  driver.context = createContext(&driver.options);
+  if (mlirContextIsNull(driver.context)) {
     status = 1;
     goto done;
   }
-  mlirPassManagerDestroy(check);
+  MlirPassManager check = createPassManager(&driver);
+  bool pipelineValid = !mlirPassManagerIsNull(check);
+  if (pipelineValid)
+    mlirPassManagerDestroy(check);
+  mlirContextDestroy(driver.context);
+  driver.context = (MlirContext){NULL};
+  if (!pipelineValid) {
+    status = 1;
+    goto done;
+  }
 
   MemoptStringBuffer input = memoptStringBufferCreate();
   if (!memoptFileRead(driver.options.inputPath, &input, &error)) {
@@ -292,7 +399,8 @@ int main(int argc, char **argv) {
     memoptStringBufferDestroy(&pipeline);
   }
   const char *text = memoptStringBufferGet(&input);
-  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length)
+  driver.input = mlirStringRefCreate(text, input.length);
+  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length, &error)
                                        : processBuffer(&driver, text, input.length);
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
