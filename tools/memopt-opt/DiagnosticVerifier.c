@@ -217,8 +217,11 @@ bool memoptVerifyDiagnostics(const char *source, const char *sourceName,
       MemoptStringBuffer message = memoptStringBufferCreate();
       memoptStringBufferAppendFormat(&message, "expected %s \"%s\" was not produced",
                                      memoptSeverityName(expectation->severity), expectation->text);
-      MemoptDiagnostic report = {MlirDiagnosticError, (char *)sourceName, expectation->sourceLine,
-                                 expectation->sourceColumn, message.data};
+      MemoptDiagnostic report = {.severity = MlirDiagnosticError,
+                                 .file = (char *)sourceName,
+                                 .line = expectation->sourceLine,
+                                 .column = expectation->sourceColumn,
+                                 .message = message.data};
       memoptDiagnosticFormat(&report, mlirStringRefCreateFromCString(source), out);
       memoptStringBufferDestroy(&message);
     }
