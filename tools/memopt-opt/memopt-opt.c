@@ -22,6 +22,7 @@ typedef struct Driver {
   const char *sourceName; /* as locations name the input: the path or "<stdin>" */
   MemoptStringBuffer output;
   MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
+  MemoptDiagnosticVerifier *verifier; /* NULL unless --verify-diagnostics; spans all chunks */
 } Driver;
 
 static void printError(const char *format, const char *detail) {
@@ -131,17 +132,16 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
   memoptDiagnosticLogSort(&log);
   if (driver->report)
     memoryReportAddDiagnostics(driver->report, &log);
-  bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
-  if (driver->options.verifyDiagnostics)
-    verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
+  if (driver->verifier)
+    memoptDiagnosticVerifierCheck(driver->verifier, &log, &report);
   else
     memoptDiagnosticLogFormat(&log, mlirStringRefCreate(text, length), &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
-  /* With --verify-diagnostics a run succeeds when the diagnostics were as expected. */
-  return driver->options.verifyDiagnostics ? verified : ok;
+  /* With --verify-diagnostics the verifier alone decides, once all is read. */
+  return driver->verifier ? true : ok;
 }
 
 /* The pipeline as the command line gives it, for the memory report. */
@@ -289,8 +289,22 @@ int main(int argc, char **argv) {
     memoptStringBufferDestroy(&pipeline);
   }
   const char *text = memoptStringBufferGet(&input);
+  MemoptVerifyLevel level;
+  MemoptStringBuffer verifierReport = memoptStringBufferCreate();
+  if (driver.options.verifyDiagnostics &&
+      memoptVerifyLevelParse(driver.options.verifyDiagnostics, &level)) {
+    driver.verifier = memoptDiagnosticVerifierCreate(mlirStringRefCreate(text, input.length),
+                                                     driver.sourceName, level, &verifierReport);
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+    memoptStringBufferClear(&verifierReport);
+  }
   bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length)
                                        : processBuffer(&driver, text, input.length);
+  if (driver.verifier) {
+    ok = memoptDiagnosticVerifierFinish(driver.verifier, &verifierReport);
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+  }
+  memoptStringBufferDestroy(&verifierReport);
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
    * output the chunks that succeeded still appear, as with mlir-opt. */
