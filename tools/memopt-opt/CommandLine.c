@@ -3,6 +3,7 @@
  * so does memopt-opt. */
 #include "CommandLine.h"
 
+#include "DiagnosticVerifier.h"
 #include "Pass/Pass.h"
 
 #include <stddef.h>
@@ -40,8 +41,10 @@ static const Flag flags[] = {
      "Write an SVG chart of every function's live activation bytes by op position, before and "
      "after the pipeline",
      NULL},
-    {"verify-diagnostics", FlagBool, offsetof(DriverOptions, verifyDiagnostics),
-     "Check that the diagnostics match the expected-* comments of the input", NULL},
+    {"verify-diagnostics", FlagOptionalString, offsetof(DriverOptions, verifyDiagnostics),
+     "Check that the diagnostics match the expected-* comments of the input: all (the default) "
+     "or only-expected (diagnostics no comment expects are not errors)",
+     "all"},
     {"verify-each", FlagBool, offsetof(DriverOptions, verifyEach), "Verify the IR after each pass (default: true)",
      NULL},
     {"mlir-print-ir-before-all", FlagBool, offsetof(DriverOptions, printIRBeforeAll),
@@ -189,6 +192,13 @@ bool driverOptionsParse(int argc, char **argv, DriverOptions *options, MemoptStr
     free(unknown);
     return false;
   }
+  MemoptVerifyLevel level;
+  if (options->verifyDiagnostics && !memoptVerifyLevelParse(options->verifyDiagnostics, &level)) {
+    memoptStringBufferAppendFormat(
+        error, "'--verify-diagnostics' takes all or only-expected, not '%s'",
+        options->verifyDiagnostics);
+    return false;
+  }
   if (!options->inputPath)
     options->inputPath = "-";
   /* The input is cut at the marker less its last two characters, which tell
@@ -240,7 +250,7 @@ void driverOptionsHelp(MemoptStringBuffer *out) {
       "USAGE: memopt-opt [options] <input file, or - for standard input>\n\nOPTIONS:\n");
   for (size_t i = 0; i < sizeof flags / sizeof *flags; ++i) {
     const char *value = flags[i].kind == FlagString           ? " <value>"
-                        : flags[i].kind == FlagOptionalString ? "[=<marker>]"
+                        : flags[i].kind == FlagOptionalString ? "[=<value>]"
                                                               : "";
     MemoptStringBuffer left = memoptStringBufferCreate();
     memoptStringBufferAppendFormat(&left, "--%s%s", flags[i].name, value);

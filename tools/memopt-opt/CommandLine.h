@@ -26,7 +26,7 @@ typedef struct DriverOptions {
   const char *outputSplitMarker; /* joins the outputs of split chunks */
   const char *reportPath;   /* NULL unless --memopt-report */
   const char *timelinePath; /* NULL unless --memopt-timeline */
-  bool verifyDiagnostics;
+  const char *verifyDiagnostics; /* NULL unless --verify-diagnostics: "all", "" or "only-expected" */
   bool verifyEach;
   bool printIRBeforeAll;
   bool printIRAfterAll;

@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 #include "DiagnosticVerifier.h"
 #include "MemoryReport.h"
+#include "OutputCapture.h"
 
 #include "IR/IR.h"
 #include "InitAllPasses.h"
@@ -23,6 +24,7 @@ typedef struct Driver {
   MemoptStringBuffer output;
   MlirStringRef input; /* the whole input: diagnostics show its lines, as chunks keep its positions */
   MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
+  MemoptDiagnosticVerifier *verifier; /* NULL unless --verify-diagnostics; spans all chunks */
 } Driver;
 
 static void printError(const char *format, const char *detail) {
@@ -101,6 +103,38 @@ static void printModule(Driver *driver, MlirModule module) {
   mlirOpPrintingFlagsDestroy(flags);
 }
 
+/* Writes what the output buffer holds so far to standard output, when that
+ * is the output: what a pass printed and flushed on LLVM's stream leaves with
+ * everything before it, as in mlir-opt. A file given with -o is written
+ * once, at the end, and only when all went well. */
+static bool flushStandardOutput(Driver *driver) {
+  if (strcmp(driver->options.outputPath, "-") != 0 || driver->output.length == 0)
+    return true;
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool written = memoptFileWriteOutput("-", memoptStringBufferGet(&driver->output),
+                                       driver->output.length, &error);
+  if (!written)
+    printError("%s", error.data);
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferClear(&driver->output);
+  return written;
+}
+
+/* Runs the pipeline on `root`. On standard output, what the passes print
+ * there is captured into the output buffer, after what precedes this chunk
+ * and before its IR; without a capture the buffer is written first, which
+ * keeps that order. */
+static bool runPasses(Driver *driver, MlirPassManager passManager, MlirOperation root) {
+  bool toStdout = strcmp(driver->options.outputPath, "-") == 0;
+  OutputCapture capture;
+  bool capturing = toStdout && outputCaptureBegin(&capture);
+  bool flushed = capturing || flushStandardOutput(driver);
+  bool ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
+  if (capturing && outputCaptureEnd(&capture, &driver->output))
+    flushed = flushStandardOutput(driver);
+  return ok && flushed;
+}
+
 /* Creates the context one buffer is parsed in; NULL after reporting. */
 static MlirContext createContext(const DriverOptions *options) {
   MlirContext context = memoptContextCreate(options->allowUnregisteredDialect);
@@ -134,7 +168,7 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
       MlirPassManager passManager = createPassManager(driver);
       /* The pipeline was checked before any input was read. */
       ok = !mlirPassManagerIsNull(passManager) &&
-           mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
+           runPasses(driver, passManager, root);
       if (!mlirPassManagerIsNull(passManager))
         mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
       if (ok)
@@ -150,17 +184,16 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
   memoptDiagnosticLogSort(&log);
   if (driver->report)
     memoryReportAddDiagnostics(driver->report, &log);
-  bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
-  if (driver->options.verifyDiagnostics)
-    verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
+  if (driver->verifier)
+    memoptDiagnosticVerifierCheck(driver->verifier, &log, &report);
   else
     memoptDiagnosticLogFormat(&log, driver->input, &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
-  /* With --verify-diagnostics a run succeeds when the diagnostics were as expected. */
-  return driver->options.verifyDiagnostics ? verified : ok;
+  /* With --verify-diagnostics the verifier alone decides, once all is read. */
+  return driver->verifier ? true : ok;
 }
 
 /* The pipeline as the command line gives it, for the memory report. */
@@ -182,19 +215,6 @@ static bool writeReports(const Driver *driver, MemoptStringBuffer *error) {
           memoryReportWriteJson(driver->report, options->reportPath, error)) &&
          (!options->timelinePath ||
           memoryReportWriteTimeline(driver->report, options->timelinePath, error));
-}
-
-/* Writes what the output buffer holds so far when the output is standard
- * output, so that it keeps its place beside what passes print there
- * (transform.print writes and flushes LLVM's stream on the same file). A
- * file given with -o is written once, at the end, and only when all went well. */
-static bool flushStandardOutput(Driver *driver, MemoptStringBuffer *error) {
-  if (strcmp(driver->options.outputPath, "-") != 0 || driver->output.length == 0)
-    return true;
-  bool written = memoptFileWriteOutput("-", memoptStringBufferGet(&driver->output),
-                                       driver->output.length, error);
-  memoptStringBufferClear(&driver->output);
-  return written;
 }
 
 /* Reports a near miss with the split marker as mlir-opt does: a warning at
@@ -255,8 +275,7 @@ static const char *findText(const char *from, const char *end, const char *needl
  * line; any other is a near miss, reported as a warning and left in the
  * chunk. An empty chunk is not run, and outputs are joined by the output
  * marker. */
-static bool processSplit(Driver *driver, const char *input, size_t inputLength,
-                         MemoptStringBuffer *error) {
+static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
   const char *marker = driver->options.splitMarker;
   size_t markerLength = strlen(marker);
   enum { CheckLength = 2 };
@@ -300,10 +319,6 @@ static bool processSplit(Driver *driver, const char *input, size_t inputLength,
   for (size_t i = 0; i < chunkCount; ++i) {
     if (i)
       memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
-    if (!flushStandardOutput(driver, error)) {
-      ok = false;
-      break;
-    }
     ok = processChunk(driver, input, chunks[i], chunkEnds[i]) && ok;
   }
   free(chunks);
@@ -400,8 +415,23 @@ int main(int argc, char **argv) {
   }
   const char *text = memoptStringBufferGet(&input);
   driver.input = mlirStringRefCreate(text, input.length);
-  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length, &error)
+  MemoptVerifyLevel level;
+  MemoptStringBuffer verifierReport = memoptStringBufferCreate();
+  if (driver.options.verifyDiagnostics &&
+      memoptVerifyLevelParse(driver.options.verifyDiagnostics, &level)) {
+    driver.verifier = memoptDiagnosticVerifierCreate(driver.input, driver.sourceName, level,
+                                                     &verifierReport);
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+    memoptStringBufferClear(&verifierReport);
+  }
+  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length)
                                        : processBuffer(&driver, text, input.length);
+  if (driver.verifier) {
+    /* The chunks' own results only tell whether the output could be written. */
+    ok = memoptDiagnosticVerifierFinish(driver.verifier, &verifierReport) && ok;
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+  }
+  memoptStringBufferDestroy(&verifierReport);
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
    * output the chunks that succeeded still appear, as with mlir-opt. */
