@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 #include "DiagnosticVerifier.h"
 #include "MemoryReport.h"
+#include "Reproducer.h"
 
 #include "IR/IR.h"
 #include "InitAllPasses.h"
@@ -37,17 +38,70 @@ static void printPipelineError(const char *where, const char *pipeline, size_t o
           (int)offset, "");
 }
 
-/* Builds the pass manager the command line asks for; NULL after reporting
- * the error when the pipeline is invalid. */
-static MlirPassManager createPassManager(Driver *driver) {
-  const DriverOptions *options = &driver->options;
-  /* Anchored on the module, so passes anchored elsewhere get nested. */
-  MlirPassManager passManager = mlirPassManagerCreateOnOperation(
-      driver->context, mlirStringRefCreateFromCString("builtin.module"));
+/* The printing flags of the command line, for the output and for the IR
+ * --mlir-print-ir-* dumps, as mlir-opt's OpPrintingFlags() takes them. */
+static MlirOpPrintingFlags createPrintingFlags(const DriverOptions *options) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (options->printOpGeneric)
+    mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  if (options->printDebugInfo || options->prettyDebugInfo)
+    mlirOpPrintingFlagsEnableDebugInfo(flags, options->printDebugInfo, options->prettyDebugInfo);
+  if (options->printLocalScope)
+    mlirOpPrintingFlagsUseLocalScope(flags);
+  if (options->useNameLocAsPrefix)
+    mlirOpPrintingFlagsPrintNameLocAsPrefix(flags);
+  if (options->printSkipRegions)
+    mlirOpPrintingFlagsSkipRegions(flags);
+  if (options->printAssumeVerified)
+    mlirOpPrintingFlagsAssumeVerified(flags);
+  if (options->elideElementsAttrsIfLarger.given)
+    mlirOpPrintingFlagsElideLargeElementsAttrs(flags,
+                                               (intptr_t)options->elideElementsAttrsIfLarger.value);
+  if (options->elideResourceStringsIfLarger.given)
+    mlirOpPrintingFlagsElideLargeResourceString(
+        flags, (intptr_t)options->elideResourceStringsIfLarger.value);
+  return flags;
+}
+
+/* Turns on what the command line asks the pass manager to report. */
+static void instrumentPassManager(const DriverOptions *options, MlirPassManager passManager) {
+  if (options->timing)
+    mlirPassManagerEnableTiming(passManager);
+  if (options->passStatistics)
+    mlirPassManagerEnableStatistics(passManager, strcmp(options->statisticsDisplay, "list") == 0
+                                                     ? MLIR_PASS_DISPLAY_MODE_LIST
+                                                     : MLIR_PASS_DISPLAY_MODE_PIPELINE);
+  if (options->printIRBeforeAll || options->printIRAfterAll || options->printIRAfterFailure) {
+    MlirOpPrintingFlags flags = createPrintingFlags(options);
+    const char *treeDir = options->irTreeDir ? options->irTreeDir : "";
+    mlirPassManagerEnableIRPrinting(
+        passManager, options->printIRBeforeAll,
+        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
+         * "after failure" prints on its own. */
+        options->printIRAfterAll || options->printIRAfterFailure,
+        options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
+        flags, mlirStringRefCreateFromCString(treeDir));
+    mlirOpPrintingFlagsDestroy(flags);
+  }
+}
+
+/* Adds the command line's passes to a pass manager anchored on a
+ * builtin.module, with memopt's pipeline parser, after `reproducerPipeline`
+ * (NULL when none). */
+static bool addModulePasses(const DriverOptions *options, const char *reproducerPipeline,
+                            MlirPassManager passManager) {
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = true;
-  if (options->passPipeline) {
+  if (reproducerPipeline) {
     size_t offset = 0;
+    ok = mlirLogicalResultIsSuccess(
+        memoptPipelineParse(passManager, reproducerPipeline, &error, &offset));
+    if (!ok)
+      printPipelineError("<reproducer pipeline>", reproducerPipeline, offset, error.data);
+  }
+  if (ok && options->passPipeline) {
+    size_t offset = 0;
+    memoptStringBufferClear(&error);
     ok = mlirLogicalResultIsSuccess(
         memoptPipelineParse(passManager, options->passPipeline, &error, &offset));
     if (!ok)
@@ -56,6 +110,7 @@ static MlirPassManager createPassManager(Driver *driver) {
   for (size_t i = 0; ok && i < options->passFlagCount; ++i) {
     const PassFlag *flag = &options->passFlags[i];
     char *name = memoptStrndup(flag->name, flag->nameLength);
+    memoptStringBufferClear(&error);
     ok = mlirLogicalResultIsSuccess(memoptPipelineAddPass(passManager, name, flag->options, &error));
     if (!ok)
       fprintf(stderr, "memopt-opt: error: in '--%s%s%s': %s\n", name, *flag->options ? "=" : "",
@@ -63,70 +118,232 @@ static MlirPassManager createPassManager(Driver *driver) {
     free(name);
   }
   memoptStringBufferDestroy(&error);
+  return ok;
+}
+
+static void appendToStderr(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stderr);
+}
+
+/* Adds the command line's passes to a pass manager anchored on another op
+ * (--no-implicit-module): upstream's pipeline parser then reads them, as
+ * mlir-opt does; a textual pipeline replaces the pass manager, anchor and all. */
+static bool addRootPasses(const DriverOptions *options, const char *reproducerPipeline,
+                          MlirPassManager passManager) {
+  MlirOpPassManager top = mlirPassManagerGetAsOpPassManager(passManager);
+  const char *pipelines[] = {reproducerPipeline, options->passPipeline};
+  for (size_t i = 0; i < 2; ++i)
+    if (pipelines[i] &&
+        mlirLogicalResultIsFailure(mlirParsePassPipeline(
+            top, mlirStringRefCreateFromCString(pipelines[i]), appendToStderr, NULL))) {
+      fputc('\n', stderr);
+      return false;
+    }
+  for (size_t i = 0; i < options->passFlagCount; ++i) {
+    const PassFlag *flag = &options->passFlags[i];
+    MemoptStringBuffer element = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&element, *flag->options ? "%.*s{%s}" : "%.*s%s",
+                                   (int)flag->nameLength, flag->name, flag->options);
+    bool ok = mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+        top, mlirStringRefCreate(element.data, element.length), appendToStderr, NULL));
+    memoptStringBufferDestroy(&element);
+    if (!ok) {
+      fputc('\n', stderr);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Builds the pass manager the command line (and a --run-reproducer
+ * pipeline, NULL when none) asks for, anchored on `anchor`; reports the
+ * error and returns NULL when the pipeline is invalid. `instrument` turns on
+ * timing, statistics and IR printing. */
+static MlirPassManager createPassManager(Driver *driver, MlirStringRef anchor,
+                                         const char *reproducerPipeline, bool instrument) {
+  const DriverOptions *options = &driver->options;
+  MlirPassManager passManager = mlirPassManagerCreateOnOperation(driver->context, anchor);
+  bool isModule = mlirStringRefEqual(anchor, mlirStringRefCreateFromCString("builtin.module"));
+  bool ok = isModule ? addModulePasses(options, reproducerPipeline, passManager)
+                     : addRootPasses(options, reproducerPipeline, passManager);
   if (!ok) {
     mlirPassManagerDestroy(passManager);
     return (MlirPassManager){NULL};
   }
   mlirPassManagerEnableVerifier(passManager, options->verifyEach);
-  if (options->timing)
-    mlirPassManagerEnableTiming(passManager);
-  if (options->printIRBeforeAll || options->printIRAfterAll || options->printIRAfterFailure) {
-    MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
-    if (options->printOpGeneric)
-      mlirOpPrintingFlagsPrintGenericOpForm(flags);
-    if (options->printDebugInfo)
-      mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-    mlirPassManagerEnableIRPrinting(
-        passManager, options->printIRBeforeAll,
-        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
-         * "after failure" prints on its own. */
-        options->printIRAfterAll || options->printIRAfterFailure,
-        options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
-        flags, mlirStringRefCreate(NULL, 0));
-    mlirOpPrintingFlagsDestroy(flags);
-  }
+  if (instrument)
+    instrumentPassManager(options, passManager);
   return passManager;
 }
 
-static void printModule(Driver *driver, MlirModule module) {
-  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
-  if (driver->options.printOpGeneric)
-    mlirOpPrintingFlagsPrintGenericOpForm(flags);
-  if (driver->options.printDebugInfo)
-    mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-  mlirOperationPrintWithFlags(mlirModuleGetOperation(module), flags, memoptAppendToBuffer,
-                              &driver->output);
+/* Writes mlir-opt's --dump-pass-pipeline of `passManager` to standard error:
+ * the count of its passes, then its pipeline with one pass a line. */
+static void dumpPassPipeline(MlirPassManager passManager) {
+  MemoptStringBuffer compact = memoptStringBufferCreate();
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(passManager), memoptAppendToBuffer,
+                        &compact);
+  /* Re-indent the one-line form as OpPassManager::dump does: a new line after
+   * each '(' and ',' of the pipeline (not of pass options in braces). */
+  MemoptStringBuffer pretty = memoptStringBufferCreate();
+  size_t depth = 0, braces = 0, passes = 0;
+  bool lineStart = false, inString = false;
+  for (size_t i = 0; i < compact.length; ++i) {
+    char c = compact.data[i];
+    bool structural = braces == 0 && !inString && (c == '(' || c == ',' || c == ')');
+    if (c == ')' && structural) {
+      memoptStringBufferAppendCString(&pretty, "\n");
+      lineStart = true;
+      --depth;
+    }
+    if (lineStart && c != '\n') {
+      for (size_t d = 0; d < depth; ++d)
+        memoptStringBufferAppendCString(&pretty, "  ");
+      lineStart = false;
+    }
+    memoptStringBufferAppend(&pretty, &c, 1);
+    if (inString) {
+      if (c == '\\' && i + 1 < compact.length)
+        memoptStringBufferAppend(&pretty, &compact.data[++i], 1);
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{') {
+      ++braces;
+    } else if (c == '}' && braces) {
+      --braces;
+    } else if (structural && c != ')') {
+      if (depth == 1 && c == ',')
+        ++passes;
+      if (c == '(')
+        ++depth;
+      memoptStringBufferAppendCString(&pretty, "\n");
+      lineStart = true;
+    }
+  }
+  /* One more pass than top-level commas, unless the pipeline is empty. */
+  const char *open = memchr(compact.data, '(', compact.length);
+  if (open && open[1] != ')')
+    ++passes;
+  fprintf(stderr, "Pass Manager with %zu passes:\n%s\n\n", passes, memoptStringBufferGet(&pretty));
+  memoptStringBufferDestroy(&pretty);
+  memoptStringBufferDestroy(&compact);
+}
+
+/* Appends the output: `root` as text, or as bytecode with --emit-bytecode.
+ * False after reporting when the bytecode writer fails. */
+static bool printRoot(Driver *driver, MlirOperation root) {
+  const DriverOptions *options = &driver->options;
+  if (options->emitBytecode) {
+    MlirBytecodeWriterConfig config = mlirBytecodeWriterConfigCreate();
+    if (options->bytecodeVersion.given)
+      mlirBytecodeWriterConfigDesiredEmitVersion(config, options->bytecodeVersion.value);
+    bool ok = mlirLogicalResultIsSuccess(
+        mlirOperationWriteBytecodeWithConfig(root, config, memoptAppendToBuffer, &driver->output));
+    mlirBytecodeWriterConfigDestroy(config);
+    return ok;
+  }
+  if (options->bytecodeVersion.given) {
+    mlirEmitError(mlirLocationUnknownGet(driver->context),
+                  "bytecode version while not emitting bytecode");
+    return false;
+  }
+  MlirOpPrintingFlags flags = createPrintingFlags(options);
+  mlirOperationPrintWithFlags(root, flags, memoptAppendToBuffer, &driver->output);
   memoptStringBufferAppendCString(&driver->output, "\n");
   mlirOpPrintingFlagsDestroy(flags);
+  return true;
+}
+
+/* What --mlir-diagnostic-verbosity-level, --mlir-disable-diagnostic-notes
+ * and --run-reproducer leave out of the diagnostics, as mlir-opt's
+ * DiagnosticFilter does. */
+typedef struct DiagnosticFilter {
+  MlirDiagnosticSeverity least; /* shows this severity and the graver ones */
+  bool dropNotes;
+  bool readsReproducer; /* the driver reads the mlir_reproducer resource itself */
+} DiagnosticFilter;
+
+static bool isReproducerWarning(MlirDiagnostic diagnostic) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  mlirDiagnosticPrint(diagnostic, memoptAppendToBuffer, &message);
+  bool is = strcmp(memoptStringBufferGet(&message),
+                   "ignoring unknown external resources for 'mlir_reproducer'") == 0;
+  memoptStringBufferDestroy(&message);
+  return is;
+}
+
+static MlirLogicalResult filterDiagnostic(MlirDiagnostic diagnostic, void *userData) {
+  const DiagnosticFilter *filter = userData;
+  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
+  bool drop = false;
+  if (severity == MlirDiagnosticNote)
+    drop = filter->dropNotes;
+  else if (severity == MlirDiagnosticWarning)
+    drop = filter->least == MlirDiagnosticError ||
+           (filter->readsReproducer && isReproducerWarning(diagnostic));
+  else if (severity == MlirDiagnosticRemark)
+    drop = filter->least != MlirDiagnosticRemark;
+  /* Success means handled: the handlers attached before never see it. */
+  return drop ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
 /* Parses, transforms and prints one buffer (the input or one split chunk).
  * `text` has the chunk's lines at the line numbers they have in the file;
  * its `length` bytes may hold NUL bytes, which the parser skips. */
 static bool processBuffer(Driver *driver, const char *text, size_t length) {
+  const DriverOptions *options = &driver->options;
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, driver->context, driver->sourceName);
+  DiagnosticFilter filter = {
+      .least = strcmp(options->verbosityLevel, "errors") == 0     ? MlirDiagnosticError
+               : strcmp(options->verbosityLevel, "warnings") == 0 ? MlirDiagnosticWarning
+                                                                  : MlirDiagnosticRemark,
+      .dropNotes = options->disableDiagnosticNotes,
+      .readsReproducer = options->runReproducer};
+  /* As in mlir-opt, --verify-diagnostics sees every diagnostic. */
+  if (options->verifyDiagnostics)
+    filter = (DiagnosticFilter){.least = MlirDiagnosticRemark,
+                                .readsReproducer = options->runReproducer};
+  MlirDiagnosticHandlerID filterID =
+      mlirContextAttachDiagnosticHandler(driver->context, filterDiagnostic, &filter, NULL);
   bool ok = false;
-  MlirModule module =
-      memoptParseModule(driver->context, mlirStringRefCreate(text, length), driver->sourceName);
-  if (!mlirModuleIsNull(module)) {
-    MlirOperation root = mlirModuleGetOperation(module);
-    if (mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
-      if (driver->report)
-        memoryReportRecordInput(driver->report, root);
-      MlirPassManager passManager = createPassManager(driver);
-      /* The pipeline was checked before any input was read. */
-      ok = !mlirPassManagerIsNull(passManager) &&
-           mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
-      if (!mlirPassManagerIsNull(passManager))
-        mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
-      if (ok)
-        printModule(driver, module);
-      if (ok && driver->report)
-        memoryReportRecordOutput(driver->report, root);
+  MlirStringRef source = mlirStringRefCreate(text, length);
+  MlirOperation root =
+      options->noImplicitModule
+          ? memoptParseOperation(driver->context, source, driver->sourceName)
+          : mlirModuleGetOperation(memoptParseModule(driver->context, source, driver->sourceName));
+  Reproducer reproducer = {0};
+  if (!mlirOperationIsNull(root) &&
+      (!options->runReproducer ||
+       mlirLogicalResultIsSuccess(
+           reproducerRead(driver->context, source, driver->sourceName, &reproducer))) &&
+      mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
+    if (driver->report)
+      memoryReportRecordInput(driver->report, root);
+    if (reproducer.hasDisableThreading)
+      mlirContextEnableMultithreading(driver->context, !reproducer.disableThreading);
+    MlirPassManager passManager =
+        createPassManager(driver, mlirIdentifierStr(mlirOperationGetName(root)),
+                          reproducer.pipeline, true);
+    if (!mlirPassManagerIsNull(passManager)) {
+      if (reproducer.hasVerifyEach)
+        mlirPassManagerEnableVerifier(passManager, reproducer.verifyEach);
+      if (options->dumpPassPipeline)
+        dumpPassPipeline(passManager);
+      ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
+      mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
     }
-    mlirModuleDestroy(module);
+    if (ok)
+      ok = printRoot(driver, root);
+    if (ok && driver->report)
+      memoryReportRecordOutput(driver->report, root);
   }
+  reproducerDestroy(&reproducer);
+  if (!mlirOperationIsNull(root))
+    mlirOperationDestroy(root);
+  mlirContextDetachDiagnosticHandler(driver->context, filterID);
   memoptDiagnosticLogDetach(&log);
   memoptDiagnosticLogSort(&log);
   if (driver->report)
@@ -230,9 +447,11 @@ int main(int argc, char **argv) {
   memset(&driver, 0, sizeof driver);
   memoptRegisterAllPasses();
   MemoptStringBuffer error = memoptStringBufferCreate();
-  if (!driverOptionsParse(argc, argv, &driver.options, &error)) {
+  DriverParseResult parsed = driverOptionsParse(argc, argv, &driver.options, &error);
+  if (parsed != DriverParseOk) {
     printError("%s", error.data);
-    fprintf(stderr, "Run 'memopt-opt --help' for the list of options and passes.\n");
+    if (parsed == DriverParseBadFlag)
+      fprintf(stderr, "Run 'memopt-opt --help' for the list of options and passes.\n");
     memoptStringBufferDestroy(&error);
     driverOptionsDestroy(&driver.options);
     return 1;
@@ -265,13 +484,17 @@ int main(int argc, char **argv) {
   }
   mlirContextEnableMultithreading(driver.context, !driver.options.disableThreading);
 
-  /* Reject a bad pipeline before reading any input, as mlir-opt does. */
-  MlirPassManager check = createPassManager(&driver);
-  if (mlirPassManagerIsNull(check)) {
-    status = 1;
-    goto done;
+  /* Reject a bad pipeline before reading any input, as mlir-opt does;
+   * without the implicit module its anchor is the input's top-level op. */
+  if (!driver.options.noImplicitModule) {
+    MlirPassManager check = createPassManager(
+        &driver, mlirStringRefCreateFromCString("builtin.module"), NULL, false);
+    if (mlirPassManagerIsNull(check)) {
+      status = 1;
+      goto done;
+    }
+    mlirPassManagerDestroy(check);
   }
-  mlirPassManagerDestroy(check);
 
   MemoptStringBuffer input = memoptStringBufferCreate();
   if (!memoptFileRead(driver.options.inputPath, &input, &error)) {
