@@ -55,6 +55,14 @@ static const Flag flags[] = {
      .help = "Run the pipeline (and disable_threading, verify_each) the input's "
              "{-# external_resources: { mlir_reproducer: ... } #-} gives, before the command "
              "line's passes"},
+    {.name = "mlir-generate-reproducer", .kind = FlagString, .offset = FIELD(reproducerPath),
+     .help = "After a successful pipeline, write the output IR with the pipeline in its "
+             "mlir_reproducer resource (for --run-reproducer) to this file"},
+    {.name = "verify-roundtrip", .kind = FlagBool, .offset = FIELD(verifyRoundtrip),
+     .help = "Check that the parsed input prints and parses back (as text and as bytecode) to "
+             "the same IR"},
+    {.name = "irdl-file", .kind = FlagString, .offset = FIELD(irdlPath),
+     .help = "Load the IRDL dialects this file defines before reading the input"},
     {.name = "dump-pass-pipeline", .kind = FlagBool, .offset = FIELD(dumpPassPipeline),
      .help = "Print the pipeline that will be run to standard error"},
     {.name = "emit-bytecode", .kind = FlagBool, .offset = FIELD(emitBytecode),

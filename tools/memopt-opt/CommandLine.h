@@ -33,6 +33,8 @@ typedef struct DriverOptions {
   const char *reportPath;   /* NULL unless --memopt-report */
   const char *timelinePath; /* NULL unless --memopt-timeline */
   const char *irTreeDir;    /* NULL unless --mlir-print-ir-tree-dir */
+  const char *reproducerPath; /* NULL unless --mlir-generate-reproducer */
+  const char *irdlPath;       /* NULL unless --irdl-file */
   const char *timingDisplay;     /* "tree" (the only one supported) */
   const char *statisticsDisplay; /* "pipeline" or "list" */
   const char *verbosityLevel;    /* "errors", "warnings" or "remarks" */
@@ -61,6 +63,7 @@ typedef struct DriverOptions {
   bool dumpPassPipeline;
   bool emitBytecode;
   bool runReproducer;
+  bool verifyRoundtrip;
   bool passStatistics;
   bool allowUnregisteredDialect;
   bool disableThreading;

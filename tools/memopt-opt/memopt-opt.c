@@ -10,7 +10,10 @@
 #include "InitAllPasses.h"
 #include "Pass/Pass.h"
 
+#include "mlir-c/Dialect/IRDL.h"
 #include "mlir-c/RegisterEverything.h"
+
+#include <ctype.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,35 @@ static void printError(const char *format, const char *detail) {
   fprintf(stderr, "memopt-opt: error: ");
   fprintf(stderr, format, detail);
   fputc('\n', stderr);
+}
+
+/* --irdl-file: loads the IRDL dialects `path` defines into `context`; false
+ * after reporting (with the file's own lines) when it cannot. */
+static bool loadIRDLFile(MlirContext context, const char *path) {
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = memoptFileRead(path, &text, &error);
+  if (!ok)
+    printError("%s", error.data);
+  if (ok) {
+    MemoptDiagnosticLog log;
+    memoptDiagnosticLogAttach(&log, context, path);
+    MlirStringRef source = mlirStringRefCreate(text.data, text.length);
+    MlirModule module = memoptParseModule(context, source, path);
+    ok = !mlirModuleIsNull(module) && mlirLogicalResultIsSuccess(mlirLoadIRDLDialects(module));
+    if (!mlirModuleIsNull(module))
+      mlirModuleDestroy(module);
+    memoptDiagnosticLogDetach(&log);
+    memoptDiagnosticLogSort(&log);
+    MemoptStringBuffer report = memoptStringBufferCreate();
+    memoptDiagnosticLogFormat(&log, source, &report);
+    fputs(memoptStringBufferGet(&report), stderr);
+    memoptStringBufferDestroy(&report);
+    memoptDiagnosticLogDestroy(&log);
+  }
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferDestroy(&text);
+  return ok;
 }
 
 /* Shows a pipeline error with the pipeline text and a caret under `offset`. */
@@ -256,6 +288,108 @@ static bool printRoot(Driver *driver, MlirOperation root) {
   return true;
 }
 
+/* Prints `op` in the generic form with locations, as --verify-roundtrip
+ * compares it. */
+static void printForRoundTrip(MlirOperation op, MemoptStringBuffer *out) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+  mlirOperationPrintWithFlags(op, flags, memoptAppendToBuffer, out);
+  mlirOpPrintingFlagsDestroy(flags);
+}
+
+/* --verify-roundtrip, as mlir-opt's doVerifyRoundTrip: `op` written as
+ * text (or bytecode) and parsed back in a fresh context prints the same.
+ * Emits the error at `op` and returns false when not. */
+static bool verifyRoundTrip(Driver *driver, MlirOperation op, bool useBytecode) {
+  const char *testType = useBytecode ? "bytecode" : "textual";
+  MemoptStringBuffer reference = memoptStringBufferCreate();
+  printForRoundTrip(op, &reference);
+  MemoptStringBuffer written = memoptStringBufferCreate();
+  if (useBytecode)
+    mlirOperationWriteBytecode(op, memoptAppendToBuffer, &written);
+  else
+    memoptStringBufferAppend(&written, reference.data, reference.length);
+  MlirContext context = memoptContextCreate(driver->options.allowUnregisteredDialect);
+  bool ok = !mlirContextIsNull(context) &&
+            (!driver->options.irdlPath || loadIRDLFile(context, driver->options.irdlPath));
+  MlirOperation parsed =
+      ok ? mlirOperationCreateParse(context, mlirStringRefCreate(written.data, written.length),
+                                    mlirStringRefCreateFromCString(""))
+         : (MlirOperation){NULL};
+  if (mlirOperationIsNull(parsed)) {
+    memoptEmitOpError(op, "failed to parse %s content back, cannot verify round-trip.\n",
+                      testType);
+    ok = false;
+  } else {
+    MemoptStringBuffer roundtrip = memoptStringBufferCreate();
+    printForRoundTrip(parsed, &roundtrip);
+    if (roundtrip.length != reference.length ||
+        memcmp(roundtrip.data, reference.data, reference.length) != 0) {
+      memoptEmitOpError(op,
+                        "%s roundTrip testing roundtripped module differs from reference:\n"
+                        "<<<<<<Reference\n%s\n=====\n%s\n>>>>>roundtripped\n",
+                        testType, reference.data, roundtrip.data);
+      ok = false;
+    }
+    memoptStringBufferDestroy(&roundtrip);
+    mlirOperationDestroy(parsed);
+  }
+  if (!mlirContextIsNull(context))
+    mlirContextDestroy(context);
+  memoptStringBufferDestroy(&written);
+  memoptStringBufferDestroy(&reference);
+  return ok;
+}
+
+/* --verify-roundtrip: through text, then through bytecode; both report. */
+static bool verifyRoundTrips(Driver *driver, MlirOperation op) {
+  bool text = verifyRoundTrip(driver, op, false);
+  bool bytecode = verifyRoundTrip(driver, op, true);
+  return text && bytecode;
+}
+
+/* Appends `text` to `out` quoted as MLIR prints a resource string. */
+static void appendQuoted(MemoptStringBuffer *out, const char *text) {
+  memoptStringBufferAppendCString(out, "\"");
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+    if (*p == '\\')
+      memoptStringBufferAppendCString(out, "\\\\");
+    else if (isprint(*p) && *p != '"')
+      memoptStringBufferAppend(out, (const char *)p, 1);
+    else
+      memoptStringBufferAppendFormat(out, "\\%02X", *p);
+  }
+  memoptStringBufferAppendCString(out, "\"");
+}
+
+/* --mlir-generate-reproducer: writes `root` (after the pipeline, as
+ * mlir-opt does) with the pipeline of `passManager` in the mlir_reproducer
+ * resource --run-reproducer reads; mlir-opt records threading and the
+ * verifier as off. False after reporting when the file cannot be written. */
+static bool writeReproducer(Driver *driver, MlirPassManager passManager, MlirOperation root) {
+  MemoptStringBuffer pipeline = memoptStringBufferCreate();
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(passManager), memoptAppendToBuffer,
+                        &pipeline);
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  MlirOpPrintingFlags flags = createPrintingFlags(&driver->options);
+  mlirOperationPrintWithFlags(root, flags, memoptAppendToBuffer, &text);
+  mlirOpPrintingFlagsDestroy(flags);
+  memoptStringBufferAppendCString(&text, "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+                                         "      pipeline: ");
+  appendQuoted(&text, memoptStringBufferGet(&pipeline));
+  memoptStringBufferAppendCString(&text, ",\n      disable_threading: false,\n"
+                                         "      verify_each: false\n    }\n  }\n#-}\n");
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = memoptFileWriteOutput(driver->options.reproducerPath, text.data, text.length, &error);
+  if (!ok)
+    printError("%s", error.data);
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferDestroy(&text);
+  memoptStringBufferDestroy(&pipeline);
+  return ok;
+}
+
 /* What --mlir-diagnostic-verbosity-level, --mlir-disable-diagnostic-notes
  * and --run-reproducer leave out of the diagnostics, as mlir-opt's
  * DiagnosticFilter does. */
@@ -319,7 +453,9 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
       (!options->runReproducer ||
        mlirLogicalResultIsSuccess(
            reproducerRead(driver->context, source, driver->sourceName, &reproducer))) &&
-      mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
+      mlirLogicalResultIsSuccess(memoptVerifyOps(root)) &&
+      (!options->verifyRoundtrip ||
+       verifyRoundTrips(driver, root))) {
     if (driver->report)
       memoryReportRecordInput(driver->report, root);
     if (reproducer.hasDisableThreading)
@@ -333,6 +469,8 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
       if (options->dumpPassPipeline)
         dumpPassPipeline(passManager);
       ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
+      if (ok && options->reproducerPath)
+        ok = writeReproducer(driver, passManager, root);
       mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
     }
     if (ok)
@@ -483,6 +621,10 @@ int main(int argc, char **argv) {
     goto done;
   }
   mlirContextEnableMultithreading(driver.context, !driver.options.disableThreading);
+  if (driver.options.irdlPath && !loadIRDLFile(driver.context, driver.options.irdlPath)) {
+    status = 1;
+    goto done;
+  }
 
   /* Reject a bad pipeline before reading any input, as mlir-opt does;
    * without the implicit module its anchor is the input's top-level op. */
