@@ -122,7 +122,7 @@ static const Flag flags[] = {
      .nonNegative = true},
     {.name = "mlir-elide-resource-strings-if-larger", .kind = FlagInteger,
      .offset = FIELD(elideResourceStringsIfLarger),
-     .help = "Print resource strings longer than this many characters as \"__elided__\"",
+     .help = "Leave resource strings (blobs) longer than this many characters out of the output",
      .nonNegative = true},
     {.name = "mlir-use-nameloc-as-prefix", .kind = FlagBool, .offset = FIELD(useNameLocAsPrefix),
      .help = "Name SSA values after their NameLoc locations (loc(\"name\") prints %name)"},
@@ -440,7 +440,7 @@ void driverOptionsHelp(MemoptStringBuffer *out) {
     if (flag->kind == FlagUnsupported)
       continue;
     MemoptStringBuffer left = memoptStringBufferCreate();
-    memoptStringBufferAppendFormat(&left, "--%s", flag->name);
+    memoptStringBufferAppendFormat(&left, "%s%s", flag->kind == FlagAlias ? "-" : "--", flag->name);
     if (flag->kind == FlagString || flag->kind == FlagAlias)
       memoptStringBufferAppendCString(&left, " <value>");
     else if (flag->kind == FlagOptionalString)

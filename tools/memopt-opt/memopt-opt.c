@@ -153,39 +153,36 @@ static bool addModulePasses(const DriverOptions *options, const char *reproducer
   return ok;
 }
 
-static void appendToStderr(MlirStringRef text, void *userData) {
-  (void)userData;
-  fwrite(text.data, 1, text.length, stderr);
-}
-
 /* Adds the command line's passes to a pass manager anchored on another op
  * (--no-implicit-module): upstream's pipeline parser then reads them, as
  * mlir-opt does; a textual pipeline replaces the pass manager, anchor and all. */
 static bool addRootPasses(const DriverOptions *options, const char *reproducerPipeline,
                           MlirPassManager passManager) {
   MlirOpPassManager top = mlirPassManagerGetAsOpPassManager(passManager);
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = true;
   const char *pipelines[] = {reproducerPipeline, options->passPipeline};
-  for (size_t i = 0; i < 2; ++i)
-    if (pipelines[i] &&
-        mlirLogicalResultIsFailure(mlirParsePassPipeline(
-            top, mlirStringRefCreateFromCString(pipelines[i]), appendToStderr, NULL))) {
-      fputc('\n', stderr);
-      return false;
-    }
-  for (size_t i = 0; i < options->passFlagCount; ++i) {
+  for (size_t i = 0; ok && i < 2; ++i)
+    ok = !pipelines[i] ||
+         mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+             top, mlirStringRefCreateFromCString(pipelines[i]), memoptAppendToBuffer, &error));
+  for (size_t i = 0; ok && i < options->passFlagCount; ++i) {
     const PassFlag *flag = &options->passFlags[i];
     MemoptStringBuffer element = memoptStringBufferCreate();
     memoptStringBufferAppendFormat(&element, *flag->options ? "%.*s{%s}" : "%.*s%s",
                                    (int)flag->nameLength, flag->name, flag->options);
-    bool ok = mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
-        top, mlirStringRefCreate(element.data, element.length), appendToStderr, NULL));
+    ok = mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+        top, mlirStringRefCreate(element.data, element.length), memoptAppendToBuffer, &error));
     memoptStringBufferDestroy(&element);
-    if (!ok) {
-      fputc('\n', stderr);
-      return false;
-    }
   }
-  return true;
+  if (!ok) {
+    /* Upstream's message ends in a newline when it shows the pipeline text. */
+    while (error.length && error.data[error.length - 1] == '\n')
+      error.data[--error.length] = '\0';
+    printError("%s", memoptStringBufferGet(&error));
+  }
+  memoptStringBufferDestroy(&error);
+  return ok;
 }
 
 /* Builds the pass manager the command line (and a --run-reproducer
