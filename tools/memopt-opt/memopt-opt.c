@@ -451,8 +451,7 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
        mlirLogicalResultIsSuccess(
            reproducerRead(driver->context, source, driver->sourceName, &reproducer))) &&
       mlirLogicalResultIsSuccess(memoptVerifyOps(root)) &&
-      (!options->verifyRoundtrip ||
-       verifyRoundTrips(driver, root))) {
+      (!options->verifyRoundtrip || verifyRoundTrips(driver, root))) {
     if (driver->report)
       memoryReportRecordInput(driver->report, root);
     if (reproducer.hasDisableThreading)
