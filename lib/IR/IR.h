@@ -222,6 +222,12 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
 /// Returns a null module after reporting through the context's diagnostics.
 MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const char *sourceName);
 
+/// Parses `source` as memoptParseModule does but without wrapping: it must
+/// hold exactly one top-level op, which is returned (owned by the caller), as
+/// mlir-opt --no-implicit-module does. Returns a null op after reporting.
+MlirOperation memoptParseOperation(MlirContext context, MlirStringRef source,
+                                   const char *sourceName);
+
 #ifdef __cplusplus
 }
 #endif
