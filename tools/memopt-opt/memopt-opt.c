@@ -5,6 +5,7 @@
 #include "DiagnosticVerifier.h"
 #include "MemoryReport.h"
 #include "OutputCapture.h"
+#include "SplitInput.h"
 #include "Reproducer.h"
 
 #include "IR/IR.h"
@@ -591,93 +592,22 @@ static void warnNearMiss(const Driver *driver, const char *input, const char *in
           lineStart, (int)(at - lineStart), "");
 }
 
-/* Runs one chunk, [begin, end) of the input, with its lines and columns where
- * they are in the file: it is preceded by as many newlines as lines before
- * it and as many spaces as columns before it on its first line. */
-static bool processChunk(Driver *driver, const char *input, const char *begin, const char *end) {
-  MemoptStringBuffer text = memoptStringBufferCreate();
-  const char *lineStart = input;
-  for (const char *p = input; p < begin; ++p)
-    if (*p == '\n') {
-      memoptStringBufferAppend(&text, "\n", 1);
-      lineStart = p + 1;
-    }
-  for (const char *p = lineStart; p < begin; ++p)
-    memoptStringBufferAppend(&text, " ", 1);
-  memoptStringBufferAppend(&text, begin, (size_t)(end - begin));
-  bool ok = processBuffer(driver, memoptStringBufferGet(&text), text.length);
-  memoptStringBufferDestroy(&text);
-  return ok;
-}
-
-/* Returns the first occurrence of `needle` in [from, end), or NULL. */
-static const char *findText(const char *from, const char *end, const char *needle,
-                            size_t needleLength) {
-  for (const char *p = from; (size_t)(end - p) >= needleLength; ++p) {
-    p = memchr(p, needle[0], (size_t)(end - p) - needleLength + 1);
-    if (!p)
-      return NULL;
-    if (memcmp(p, needle, needleLength) == 0)
-      return p;
-  }
-  return NULL;
-}
-
-/* Splits the input where the marker occurs and runs every chunk, as mlir-opt
- * 22 does (splitAndProcessBuffer): the input is cut at every occurrence of
- * the marker less its last two characters; an occurrence followed by those
- * two characters (and not by '0') ends a chunk, even after other text on its
- * line; any other is a near miss, reported as a warning and left in the
- * chunk. An empty chunk is not run, and outputs are joined by the output
- * marker. */
+/* Runs every chunk of the input as a file of its own, after reporting the
+ * near misses with the marker; outputs are joined by the output marker. */
 static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
-  const char *marker = driver->options.splitMarker;
-  size_t markerLength = strlen(marker);
-  enum { CheckLength = 2 };
-  size_t prefixLength = markerLength - CheckLength;
-  const char *inputEnd = input + inputLength;
-  /* The chunk being extended: [chunk, chunkEnd); empty at first. */
-  const char *chunk = input, *chunkEnd = input;
-  const char **chunks = NULL, **chunkEnds = NULL;
-  size_t chunkCount = 0, chunkCapacity = 0, endCapacity = 0;
-  for (const char *piece = input;;) {
-    const char *found = findText(piece, inputEnd, marker, prefixLength);
-    const char *pieceEnd = found ? found : inputEnd;
-    size_t pieceLength = (size_t)(pieceEnd - piece);
-    if (chunkEnd == chunk) {
-      chunk = piece;
-      chunkEnd = pieceEnd;
-    } else if (pieceLength > CheckLength &&
-               memcmp(piece, marker + prefixLength, CheckLength) == 0 &&
-               piece[CheckLength] != '0') {
-      chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
-      chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
-      chunks[chunkCount] = chunk;
-      chunkEnds[chunkCount++] = chunkEnd;
-      chunk = piece + CheckLength;
-      chunkEnd = pieceEnd;
-    } else {
-      warnNearMiss(driver, input, inputEnd, piece);
-      chunkEnd = pieceEnd;
-    }
-    if (!found)
-      break;
-    piece = found + prefixLength;
-  }
-  if (chunkEnd != chunk) {
-    chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
-    chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
-    chunks[chunkCount] = chunk;
-    chunkEnds[chunkCount++] = chunkEnd;
-  }
+  SplitInput split = splitInputCreate(input, inputLength, driver->options.splitMarker);
+  for (size_t i = 0; i < split.nearMissCount; ++i)
+    warnNearMiss(driver, input, input + inputLength, split.nearMisses[i]);
   bool ok = true;
-  for (size_t i = 0; i < chunkCount; ++i) {
+  for (size_t i = 0; i < split.chunkCount; ++i) {
     if (i)
       memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
-    ok = processChunk(driver, input, chunks[i], chunkEnds[i]) && ok;
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    splitChunkAppendInPlace(input, split.chunks[i], &text);
+    ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
+    memoptStringBufferDestroy(&text);
   }
-  free(chunks);
-  free(chunkEnds);
+  splitInputDestroy(&split);
   return ok;
 }
 
