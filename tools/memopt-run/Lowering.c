@@ -213,9 +213,10 @@ static void restoreMpiOps(HiddenOps *hidden) {
 }
 
 /* What mlir-runner cannot parse once the program is in the LLVM dialect: the
- * grids (symbols nothing refers to any more) and the module's MPI
+ * shard grids (declarations, which nothing refers to any more: a stage
+ * place-to-shard put on a 1x1 grid has no shard op) and the module's MPI
  * implementation attribute, which convert-shard-to-mpi has read. */
-static void stripMpiLeftovers(MlirModule module) {
+static void stripShardLeftovers(MlirModule module) {
   MlirOperation root = mlirModuleGetOperation(module);
   mlirOperationRemoveAttributeByName(root, mlirStringRefCreateFromCString("dlti.map"));
   MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
@@ -263,9 +264,9 @@ bool harnessLower(MlirModule module, bool mpi, MemoptStringBuffer *error) {
       restoreMpiOps(&hidden);
     }
     ok = ok && harnessRunPipeline(module, "builtin.module(" HARNESS_LLVM_STEP ")", &passes);
-    if (ok)
-      stripMpiLeftovers(module);
   }
+  if (ok)
+    stripShardLeftovers(module);
   if (!ok) {
     bool internal = memoptStartsWith(memoptStringBufferGet(&passes), "internal error");
     memoptStringBufferAppendCString(error, internal ? memoptStringBufferGet(&passes)
