@@ -19,6 +19,12 @@ static MlirAttribute attribute(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
 }
 
+/* The number of elements of `op`'s dense array attribute `name`; 0 when absent. */
+static intptr_t arrayLength(MlirOperation op, const char *name) {
+  MlirAttribute array = attribute(op, name);
+  return mlirAttributeIsNull(array) ? 0 : mlirDenseArrayGetNumElements(array);
+}
+
 /* The shard.sharding op defining the sharding operand of a shard.shard op,
  * or null when it is not one (a block argument, say). */
 static MlirOperation shardingOf(MlirOperation shard) {
@@ -86,8 +92,8 @@ static bool readSharding(HarnessShardPlan *plan, MlirOperation shard, const Harn
     return true;
   MlirOperation sharding = shardingOf(shard);
   if (mlirOperationIsNull(sharding) || mlirOperationGetNumOperands(sharding) != 0 ||
-      mlirDenseArrayGetNumElements(attribute(sharding, "static_halo_sizes")) != 0 ||
-      mlirDenseArrayGetNumElements(attribute(sharding, "static_sharded_dims_offsets")) != 0) {
+      arrayLength(sharding, "static_halo_sizes") != 0 ||
+      arrayLength(sharding, "static_sharded_dims_offsets") != 0) {
     memoptEmitOpError(shard, "%s: --ranks needs a static sharding without halos or uneven offsets",
                       what);
     memoptStringBufferAppendFormat(error, "%s has a sharding memopt-run cannot slice", what);
@@ -311,7 +317,7 @@ void harnessShardOffsets(const HarnessShardPlan *plan, const HarnessShardedValue
   /* Ranks are the grid's devices in row-major order, as convert-shard-to-mpi
    * delinearizes them; a dimension split over axes (a, b) takes its slice
    * number row-major over those axes. */
-  int64_t coordinates[64];
+  int64_t *coordinates = memoptAllocateZeroed((size_t)plan->gridRank + 1, sizeof *coordinates);
   int64_t rest = rank;
   for (intptr_t a = plan->gridRank - 1; a >= 0; --a) {
     coordinates[a] = rest % plan->gridShape[a];
@@ -326,6 +332,7 @@ void harnessShardOffsets(const HarnessShardPlan *plan, const HarnessShardedValue
     }
     offsets[d] = slice * value->localShape[d];
   }
+  free(coordinates);
 }
 
 /*===------------------------------------------------------------------===*

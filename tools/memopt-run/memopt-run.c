@@ -746,7 +746,7 @@ static bool printRanks(const Harness *harness, const Variant *unsharded, const V
     const HarnessOutput *whole = &single->outputs[i];
     double *expected = memoptAllocateZeroed((size_t)whole->count + 1, sizeof *expected);
     bool parsed = whole->values && harnessValuesParse(whole->values, whole->count, expected);
-    int64_t offsets[64] = {0};
+    int64_t *offsets = memoptAllocateZeroed((size_t)value->rank + 1, sizeof *offsets);
     for (long long r = 0; r < ranked->ranks; ++r) {
       const HarnessOutput *part = &ranked->rankMeasurements[r].outputs[i];
       double *slice = memoptAllocateZeroed((size_t)part->count + 1, sizeof *slice);
@@ -783,6 +783,7 @@ static bool printRanks(const Harness *harness, const Variant *unsharded, const V
       free(slice);
     }
     free(expected);
+    free(offsets);
   }
   if (ranked->resultCount)
     memoptStringBufferAppendFormat(&out, "outputs: %s (max_rel_error=%.3g, tolerance %g)\n",
