@@ -11,11 +11,14 @@
 
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/RegisterEverything.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Everything one invocation works with. */
 typedef struct Harness {
@@ -37,6 +40,12 @@ typedef struct Variant {
   char *llvmPath;            /* the lowered module */
   char *wrapperName;         /* the function mlir-runner starts */
   HarnessMeasurement measurement;
+  /* --ranks: the reference drops the shard annotations; the ranked variant
+   * is partitioned by `plan` and measured once per rank. */
+  bool stripShards;
+  long long ranks;
+  HarnessShardPlan plan;
+  HarnessMeasurement *rankMeasurements;
 } Variant;
 
 static void printError(const char *message) {
@@ -209,6 +218,146 @@ static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *erro
   return ok;
 }
 
+/* Returns the path of the variant's intermediate file `suffix` (caller frees). */
+static char *variantFile(const Harness *harness, const Variant *variant, const char *suffix) {
+  MemoptStringBuffer name = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&name, "%s.%s", variant->label, suffix);
+  char *path = harnessWorkDirFile(&harness->workDir, name.data);
+  memoptStringBufferDestroy(&name);
+  return path;
+}
+
+/* Finds `name` in the directories of $PATH, or takes `given` as it is;
+ * returns the path (caller frees) or NULL with `error`. */
+static char *findExecutable(const char *given, const char *name, MemoptStringBuffer *error) {
+  if (given) {
+    if (access(given, X_OK) == 0)
+      return memoptStrndup(given, strlen(given));
+    memoptStringBufferAppendFormat(error, "--mpirun=%s is not an executable file", given);
+    return NULL;
+  }
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : ""; *p;) {
+    const char *colon = strchr(p, ':');
+    size_t length = colon ? (size_t)(colon - p) : strlen(p);
+    MemoptStringBuffer candidate = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&candidate, "%.*s/%s", (int)length, p, name);
+    if (length && access(candidate.data, X_OK) == 0)
+      return memoptStringBufferRelease(&candidate);
+    memoptStringBufferDestroy(&candidate);
+    p += length + (colon != NULL);
+  }
+  memoptStringBufferAppendFormat(error,
+                                 "--ranks needs MPICH's launcher '%s', which is not on PATH "
+                                 "(utils/install-deps.sh installs mpich; --mpirun=PATH names another)",
+                                 name);
+  return NULL;
+}
+
+/* MPICH's library: --mpi-library or the one CMake found; NULL with `error`
+ * when there is none or it is not readable. */
+static const char *findMpiLibrary(const char *given, MemoptStringBuffer *error) {
+  const char *library = given ? given : MEMOPT_MPICH_LIBRARY;
+  if (!*library) {
+    memoptStringBufferAppendCString(error, "--ranks needs MPICH's libmpich.so, which was not found "
+                                           "when memopt was built (utils/install-deps.sh installs "
+                                           "libmpich-dev; --mpi-library=PATH names one)");
+    return NULL;
+  }
+  if (access(library, R_OK) != 0) {
+    memoptStringBufferAppendFormat(error, "MPICH's library '%s' cannot be read: %s", library,
+                                   strerror(errno));
+    return NULL;
+  }
+  return library;
+}
+
+/* Runs the lowered program on the variant's ranks with MPICH and reads each
+ * rank's memopt_rt report from its own file. */
+static bool executeRanks(Harness *harness, Variant *variant, const char *mpirun, const char *library,
+                         MemoptStringBuffer *error) {
+  char *prefix = variantFile(harness, variant, "rank");
+  char *stdoutPath = variantFile(harness, variant, "mpirun.stdout");
+  char *stderrPath = variantFile(harness, variant, "mpirun.stderr");
+  MemoptStringBuffer count = memoptStringBufferCreate(), runnerUtils = memoptStringBufferCreate(),
+                     cRunnerUtils = memoptStringBufferCreate(), runtime = memoptStringBufferCreate(),
+                     mpich = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&count, "%lld", variant->ranks);
+  memoptStringBufferAppendCString(&runnerUtils,
+                                  "-shared-libs=" MEMOPT_LLVM_LIB_DIR "/libmlir_runner_utils.so");
+  memoptStringBufferAppendCString(&cRunnerUtils,
+                                  "-shared-libs=" MEMOPT_LLVM_LIB_DIR "/libmlir_c_runner_utils.so");
+  memoptStringBufferAppendFormat(&runtime, "-shared-libs=%s/../lib/libmemopt_rt.so", harness->toolDir);
+  memoptStringBufferAppendFormat(&mpich, "-shared-libs=%s", library);
+  /* Each rank's output goes to its own files, named by the rank MPICH's
+   * launcher gives it in PMI_RANK: no interleaving, and every report whole. */
+  char *argv[] = {(char *)mpirun, "-np", count.data, "/bin/sh", "-c",
+                  "exec \"$@\" >\"$0.$PMI_RANK.stdout\" 2>\"$0.$PMI_RANK.stderr\"", prefix,
+                  MEMOPT_LLVM_BIN_DIR "/mlir-runner", variant->llvmPath, "-e", variant->wrapperName,
+                  "-entry-point-result=void", "-O3", runnerUtils.data, cRunnerUtils.data, runtime.data,
+                  mpich.data, NULL};
+  MemoptStringBuffer jitdump = memoptStringBufferCreate(), limit = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
+  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
+  if (harness->options.limitBytes > 0)
+    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
+  char *environment[] = {jitdump.data, limit.data, NULL};
+  HarnessExit exit;
+  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
+                              harness->options.timeoutSeconds, &exit, error);
+  variant->rankMeasurements = memoptAllocateZeroed((size_t)variant->ranks, sizeof *variant->rankMeasurements);
+  MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate(),
+                     path = memoptStringBufferCreate();
+  if (ok && (!exit.exited || exit.code != 0)) {
+    memoptStringBufferAppendFormat(error, "%s -np %lld failed with ", mpirun, variant->ranks);
+    harnessExitDescribe(exit, error);
+    if (memoptFileRead(stderrPath, &output, &readError) && output.length) {
+      memoptStringBufferAppendCString(error, "\nthe launcher's last messages:");
+      appendLastLines(error, output.data, 10, isNonEmpty);
+    }
+    for (long long r = 0; r < variant->ranks; ++r) {
+      memoptStringBufferClear(&path);
+      memoptStringBufferClear(&output);
+      memoptStringBufferAppendFormat(&path, "%s.%lld.stderr", prefix, r);
+      if (!memoptFileRead(path.data, &output, &readError))
+        continue;
+      dropCrashReport(&output);
+      if (output.length) {
+        memoptStringBufferAppendFormat(error, "\nrank %lld's last messages:", r);
+        appendLastLines(error, output.data, 10, isNonEmpty);
+      }
+    }
+    ok = false;
+  }
+  for (long long r = 0; ok && r < variant->ranks; ++r) {
+    memoptStringBufferClear(&path);
+    memoptStringBufferClear(&output);
+    memoptStringBufferAppendFormat(&path, "%s.%lld.stdout", prefix, r);
+    if (!memoptFileRead(path.data, &output, &readError)) {
+      memoptStringBufferAppendFormat(error, "rank %lld left no report: %s", r, readError.data);
+      ok = false;
+    } else if (!harnessMeasurementParse(memoptStringBufferGet(&output), (size_t)harness->options.runs,
+                                        variant->resultCount, &variant->rankMeasurements[r], error)) {
+      memoptStringBufferAppendFormat(error, " (rank %lld)", r);
+      ok = false;
+    }
+  }
+  memoptStringBufferDestroy(&output);
+  memoptStringBufferDestroy(&readError);
+  memoptStringBufferDestroy(&path);
+  memoptStringBufferDestroy(&jitdump);
+  memoptStringBufferDestroy(&limit);
+  memoptStringBufferDestroy(&count);
+  memoptStringBufferDestroy(&runnerUtils);
+  memoptStringBufferDestroy(&cRunnerUtils);
+  memoptStringBufferDestroy(&runtime);
+  memoptStringBufferDestroy(&mpich);
+  free(prefix);
+  free(stdoutPath);
+  free(stderrPath);
+  return ok;
+}
+
 /* Keeps what the report needs from the entry: result spellings and shapes. */
 static void rememberEntry(Variant *variant, const HarnessEntry *entry) {
   variant->entryName = memoptStrndup(entry->name, strlen(entry->name));
@@ -243,6 +392,33 @@ static void destroyVariant(Variant *variant) {
   free(variant->llvmPath);
   free(variant->wrapperName);
   harnessMeasurementDestroy(&variant->measurement);
+  for (long long r = 0; variant->rankMeasurements && r < variant->ranks; ++r)
+    harnessMeasurementDestroy(&variant->rankMeasurements[r]);
+  free(variant->rankMeasurements);
+  harnessShardPlanDestroy(&variant->plan);
+}
+
+/* Partitions the entry of `module` over the variant's ranks with upstream's
+ * sharding-propagation and shard-partition, keeping in `variant->plan` the
+ * slices of its arguments and results. */
+static bool partition(Harness *harness, Variant *variant, MlirModule module, MemoptStringBuffer *error) {
+  if (!harnessRunPipeline(module, "builtin.module(func.func(sharding-propagation))", error))
+    return false;
+  HarnessEntry entry;
+  if (!harnessEntryFind(module, harness->options.entry, &entry, error))
+    return false;
+  bool ok = true;
+  for (size_t i = 0; ok && i < entry.argumentCount; ++i)
+    for (intptr_t d = 0; ok && entry.arguments[i].isTensor && d < entry.arguments[i].rank; ++d)
+      if (entry.arguments[i].shape[d] == mlirShapedTypeGetDynamicSize()) {
+        memoptEmitOpError(entry.function, "argument %zu has type %s; --ranks needs static shapes", i,
+                          entry.arguments[i].spelling);
+        memoptStringBufferAppendFormat(error, "argument %zu of @%s has a dynamic shape", i, entry.name);
+        ok = false;
+      }
+  ok = ok && harnessShardPlanRead(module, &entry, variant->ranks, &variant->plan, error);
+  harnessEntryDestroy(&entry);
+  return ok && harnessRunPipeline(module, "builtin.module(func.func(shard-partition))", error);
 }
 
 /* Parses, wraps and lowers the variant's model text into `llvmPath`. */
@@ -258,11 +434,19 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
     memoptStringBufferAppendFormat(error, "cannot parse '%s'", sourceName);
     goto done;
   }
+  if (variant->stripShards && !harnessShardAnnotationsStrip(module, error))
+    goto done;
+  if (variant->ranks && !partition(harness, variant, module, error))
+    goto done;
   if (!harnessEntryFind(module, harness->options.entry, &entry, error))
     goto done;
+  if (variant->ranks && !harnessShardPlanCheckPartitioned(&variant->plan, &entry, error))
+    goto done;
   rememberEntry(variant, &entry);
+  /* On ranks, the outputs are compared element by element: print them. */
   HarnessWrapperSpec spec = {harness->options.runs, harness->options.seed, harness->options.dim,
-                             harness->options.printOutputs};
+                             harness->options.printOutputs || harness->options.ranks > 0,
+                             variant->ranks ? &variant->plan : NULL};
   *wrapperName = harnessWrapperInsert(module, &entry, &spec, error);
   if (!*wrapperName)
     goto done;
@@ -282,7 +466,7 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
     memoptStringBufferAppendCString(error, "the model with memopt-run's wrapper does not verify");
     goto done;
   }
-  if (!harnessLower(module, error))
+  if (!harnessLower(module, variant->ranks > 0, error))
     goto done;
   ok = harnessWriteOperation(root, llvmPath, error);
 done:
@@ -330,15 +514,6 @@ static bool resolveElidedConstants(Harness *harness, const char *sourceName,
   if (!mlirModuleIsNull(module))
     mlirModuleDestroy(module);
   return ok;
-}
-
-/* Returns the path of the variant's intermediate file `suffix` (caller frees). */
-static char *variantFile(const Harness *harness, const Variant *variant, const char *suffix) {
-  MemoptStringBuffer name = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&name, "%s.%s", variant->label, suffix);
-  char *path = harnessWorkDirFile(&harness->workDir, name.data);
-  memoptStringBufferDestroy(&name);
-  return path;
 }
 
 /* Takes one variant from its model file to a lowered module in
@@ -532,6 +707,121 @@ static bool printComparison(const Harness *harness, const Variant *baseline,
   return worst != HarnessDifferent;
 }
 
+/* Prints each rank's measurements and the comparison of its slice of every
+ * output with the reference; returns true when every slice agrees within
+ * the tolerance. */
+static bool printRanks(const Harness *harness, const Variant *unsharded, const Variant *ranked) {
+  const HarnessShardPlan *plan = &ranked->plan;
+  const HarnessMeasurement *single = &unsharded->measurement;
+  MemoptStringBuffer out = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&out, "entry: %s\n", ranked->entryName);
+  memoptStringBufferAppendFormat(&out, "ranks: %lld\n", ranked->ranks);
+  memoptStringBufferAppendFormat(&out, "grid: @%s ", plan->gridName);
+  for (intptr_t a = 0; a < plan->gridRank; ++a)
+    memoptStringBufferAppendFormat(&out, "%s%lld", a ? "x" : "", (long long)plan->gridShape[a]);
+  memoptStringBufferAppendFormat(&out, "\nruns: %zu\n", single->runCount);
+  memoptStringBufferAppendFormat(&out,
+                                 "single-device: inputs_bytes=%lld peak_bytes=%lld "
+                                 "allocations_per_run=%lld time_ms_median=%.6f cpu_ms_median=%.6f\n",
+                                 (long long)single->runs[0].liveBeforeBytes,
+                                 (long long)harnessPeakBytes(single),
+                                 (long long)single->runs[single->runCount - 1].allocations,
+                                 harnessMedianMilliseconds(single, HarnessWallClock),
+                                 harnessMedianMilliseconds(single, HarnessCpuClock));
+  for (long long r = 0; r < ranked->ranks; ++r) {
+    const HarnessMeasurement *m = &ranked->rankMeasurements[r];
+    memoptStringBufferAppendFormat(&out,
+                                   "rank %lld: inputs_bytes=%lld peak_bytes=%lld "
+                                   "allocations_per_run=%lld time_ms_median=%.6f cpu_ms_median=%.6f\n",
+                                   r, (long long)m->runs[0].liveBeforeBytes,
+                                   (long long)harnessPeakBytes(m),
+                                   (long long)m->runs[m->runCount - 1].allocations,
+                                   harnessMedianMilliseconds(m, HarnessWallClock),
+                                   harnessMedianMilliseconds(m, HarnessCpuClock));
+  }
+  bool agree = true;
+  double worstOverall = 0;
+  for (size_t i = 0; i < ranked->resultCount; ++i) {
+    const HarnessShardedValue *value = &plan->results[i];
+    const HarnessOutput *whole = &single->outputs[i];
+    double *expected = memoptAllocateZeroed((size_t)whole->count + 1, sizeof *expected);
+    bool parsed = whole->values && harnessValuesParse(whole->values, whole->count, expected);
+    int64_t *offsets = memoptAllocateZeroed((size_t)value->rank + 1, sizeof *offsets);
+    for (long long r = 0; r < ranked->ranks; ++r) {
+      const HarnessOutput *part = &ranked->rankMeasurements[r].outputs[i];
+      double *slice = memoptAllocateZeroed((size_t)part->count + 1, sizeof *slice);
+      harnessShardOffsets(plan, value, r, offsets);
+      memoptStringBufferAppendFormat(&out, "output %zu rank %lld: ", i, r);
+      appendActualType(&out, &ranked->results[i], part);
+      memoptStringBufferAppendCString(&out, " at [");
+      for (intptr_t d = 0; d < value->rank; ++d)
+        memoptStringBufferAppendFormat(&out, "%s%lld", d ? ", " : "", (long long)offsets[d]);
+      memoptStringBufferAppendCString(&out, "] of ");
+      appendActualType(&out, &unsharded->results[i], whole);
+      if (!parsed || !part->values || !harnessValuesParse(part->values, part->count, slice)) {
+        memoptStringBufferAppendCString(&out, ": DIFFERENT (the values cannot be read)\n");
+        agree = false;
+        free(slice);
+        continue;
+      }
+      int64_t worstIndex = 0;
+      double error = harnessSliceMaxRelativeError(expected, value->globalShape, slice,
+                                                  value->localShape, offsets, value->rank,
+                                                  &worstIndex);
+      bool within = error <= harness->options.tolerance;
+      memoptStringBufferAppendFormat(&out, ": max_rel_error=%.3g %s", error,
+                                     error == 0 ? "equal" : within ? "within tolerance" : "DIFFERENT");
+      if (!within)
+        memoptStringBufferAppendFormat(&out, " (element %lld of the slice is %.9g)",
+                                       (long long)worstIndex, slice[worstIndex]);
+      memoptStringBufferAppendCString(&out, "\n");
+      if (harness->options.printOutputs)
+        appendValues(&out, part);
+      agree = agree && within;
+      if (error > worstOverall || error != error)
+        worstOverall = error;
+      free(slice);
+    }
+    free(expected);
+    free(offsets);
+  }
+  if (ranked->resultCount)
+    memoptStringBufferAppendFormat(&out, "outputs: %s (max_rel_error=%.3g, tolerance %g)\n",
+                                   !agree ? "DIFFERENT" : worstOverall == 0 ? "equal" : "within tolerance",
+                                   worstOverall, harness->options.tolerance);
+  else
+    memoptStringBufferAppendCString(&out, "outputs: none (the entry returns nothing)\n");
+  fputs(out.data, stdout);
+  memoptStringBufferDestroy(&out);
+  return agree;
+}
+
+/* --ranks: the single-device reference, then the partitioned program on MPI
+ * ranks; returns the exit code. MPICH is looked for before anything runs. */
+static int runRanks(Harness *harness) {
+  const HarnessOptions *options = &harness->options;
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  const char *modelPath = options->modelPath;
+  Variant reference = {.label = "single", .modelPath = modelPath, .pipeline = options->pipeline,
+                       .stripShards = true};
+  Variant ranked = {.label = "ranks", .modelPath = modelPath, .pipeline = options->pipeline,
+                    .ranks = options->ranks};
+  int status = 1;
+  char *mpirun = findExecutable(options->mpirun, "mpirun.mpich", &error);
+  const char *library = mpirun ? findMpiLibrary(options->mpiLibrary, &error) : NULL;
+  if (library && prepareVariant(harness, &ranked, &error) &&
+      prepareVariant(harness, &reference, &error) && execute(harness, &reference, &error) &&
+      executeRanks(harness, &ranked, mpirun, library, &error))
+    status = printRanks(harness, &reference, &ranked) ? 0 : 1;
+  if (error.length)
+    printError(error.data);
+  free(mpirun);
+  destroyVariant(&reference);
+  destroyVariant(&ranked);
+  memoptStringBufferDestroy(&error);
+  return status;
+}
+
 /*===------------------------------------------------------------------===*
  * Driver
  *===------------------------------------------------------------------===*/
@@ -600,7 +890,7 @@ int main(int argc, char **argv) {
     printError("cannot load the memopt dialects");
     goto done;
   }
-  status = runHarness(&harness);
+  status = harness.options.ranks ? runRanks(&harness) : runHarness(&harness);
 done:
   if (!mlirContextIsNull(harness.context))
     mlirContextDestroy(harness.context);
