@@ -350,4 +350,48 @@ double harnessSliceMaxRelativeError(const double *reference, const int64_t *glob
                                     const double *slice, const int64_t *localShape,
                                     const int64_t *offsets, intptr_t rank, int64_t *worstIndex);
 
+/*===------------------------------------------------------------------===*
+ * One invocation and its variants
+ *===------------------------------------------------------------------===*/
+
+/* Everything one invocation works with. */
+typedef struct Harness {
+  HarnessOptions options;
+  HarnessWorkDir workDir;
+  char *toolDir; /* where memopt-run lives; memopt-opt is beside it, memopt_rt in ../lib */
+  MlirContext context;
+} Harness;
+
+/* One model text taken through the whole harness. */
+typedef struct Variant {
+  const char *label;     /* "baseline" or "candidate": names its intermediate files */
+  const char *modelPath;
+  const char *pipeline;  /* NULL: the model as it is */
+  char *entryName;
+  char *signature;       /* the entry's function type, to check both variants share inputs */
+  HarnessValueType *results; /* owned copies of spellings only (see rememberEntry) */
+  size_t resultCount;
+  char *llvmPath;            /* the lowered module */
+  char *wrapperName;         /* the function mlir-runner starts */
+  HarnessMeasurement measurement;
+  /* --ranks: the reference drops the shard annotations; the ranked variant
+   * is partitioned by `plan` and measured once per rank. */
+  bool stripShards;
+  long long ranks;
+  HarnessShardPlan plan;
+  HarnessMeasurement *rankMeasurements;
+} Variant;
+
+/// Prints one variant's report on standard output.
+void harnessPrintSingle(const Harness *harness, const Variant *variant);
+
+/// Prints the --compare report of two variants; returns false when their
+/// outputs differ beyond the tolerance.
+bool harnessPrintComparison(const Harness *harness, const Variant *baseline, const Variant *candidate);
+
+/// Prints the --ranks report: every rank's slice of every output against the
+/// single-device run, and every rank's peak; returns false when an output
+/// differs beyond the tolerance.
+bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const Variant *ranked);
+
 #endif /* MEMOPT_TOOLS_MEMOPT_RUN_HARNESS_H */
