@@ -217,7 +217,7 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
 /// Parses `source` (named `sourceName` in locations and diagnostics; it may
 /// hold NUL bytes, which MLIR's lexer skips like white space, as mlir-opt
 /// does) into a module, wrapping top-level ops in one as mlir-opt does (that
-/// module is located at line 1, column 1, where mlir-opt says line 0), and
+/// module is located at line 0, column 0 of the file, as in mlir-opt), and
 /// rejects what MLIR's verifier accepts but its printer crashes on (Parse.c).
 /// Returns a null module after reporting through the context's diagnostics.
 MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const char *sourceName);

@@ -177,15 +177,6 @@ MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const ch
                      mlirStringRefCreateFromCString(sourceName)};
     mlirOperationWalk(root, renameOp, &rename, MlirWalkPreOrder);
   }
-  /* The module wrapped around top-level ops is at line 0 of the file; an
-   * error about the whole module then points at its first line. */
-  MlirLocation location = mlirOperationGetLocation(root);
-  if (mlirLocationIsAFileLineColRange(location) &&
-      mlirLocationFileLineColRangeGetStartLine(location) == 0)
-    mlirOperationSetLocation(
-        root, mlirLocationFileLineColGet(
-                  context, mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(location)),
-                  1, 1));
   bool printable = true;
   mlirOperationWalk(root, checkPrintable, &printable, MlirWalkPreOrder);
   if (!printable) {

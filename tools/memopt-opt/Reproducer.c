@@ -1,8 +1,8 @@
 /* The metadata block of an MLIR file, `{-# key: { key: "value", ... } #-}`,
  * is a dictionary attribute with ':' for '=' (its values are strings, true
- * or false), so it is read with MLIR's attribute parser rather than by hand. mlir-opt reads the mlir_reproducer
- * resource with a resource parser attached to its ParserConfig, which the C
- * API's parsers do not take. */
+ * or false), so it is read with MLIR's attribute parser rather than by hand.
+ * mlir-opt reads the mlir_reproducer resource with a resource parser
+ * attached to its ParserConfig, which the C API's parsers do not take. */
 #include "Reproducer.h"
 
 #include "Support/Support.h"
