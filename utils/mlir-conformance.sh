@@ -107,11 +107,12 @@ echo "mlir-conformance: running with $memopt_opt" >&2
 run_lit "$memopt_opt" memopt "$work/memopt.txt"
 
 # Tests using mlir-opt's test library do not count: a test pass (test-*,
-# *-test) on a RUN line, or an op, attribute or type of the test dialect
-# (test.*, "test", transform.test*) outside comments.
+# *-test) on a RUN line, or an op, attribute, type or resource of the test
+# dialect (test.*, "test", transform.test*, `test: {` in dialect_resources)
+# outside comments.
 uses_test_library() {
   grep -Eq -- 'RUN:.*([-{,( ]test-[a-z]|[a-z]-test([ ,{})"]|$))' "$tests/$1" ||
-    grep -Eq -- '^([^/]*[^[:alnum:]_%.@^/])?(test\.[a-z_]|"test"|transform\.test)' "$tests/$1"
+    grep -Eq -- '^([^/]*[^[:alnum:]_%.@^/])?(test\.[a-z_]|"test"|transform\.test)|^ *test: *\{' "$tests/$1"
 }
 
 summarize() {

@@ -81,3 +81,16 @@ void splitChunkAppendInPlace(const char *input, SplitChunk chunk, MemoptStringBu
     memoptStringBufferAppend(out, " ", 1);
   memoptStringBufferAppend(out, chunk.begin, (size_t)(chunk.end - chunk.begin));
 }
+
+void splitChunkPosition(const char *input, SplitChunk chunk, unsigned *line, unsigned *column) {
+  *line = 1;
+  *column = 1;
+  for (const char *p = input; p < chunk.begin; ++p) {
+    if (*p == '\n') {
+      ++*line;
+      *column = 1;
+    } else {
+      ++*column;
+    }
+  }
+}

@@ -36,4 +36,7 @@ void splitInputDestroy(SplitInput *split);
 /// parsing `out` gives the positions the chunk has in the file.
 void splitChunkAppendInPlace(const char *input, SplitChunk chunk, MemoptStringBuffer *out);
 
+/// Sets `line` and `column` (1-based) to where `chunk` starts in `input`.
+void splitChunkPosition(const char *input, SplitChunk chunk, unsigned *line, unsigned *column);
+
 #endif /* MEMOPT_OPT_SPLITINPUT_H */

@@ -28,6 +28,7 @@ typedef struct Driver {
   const char *sourceName; /* as locations name the input: the path or "<stdin>" */
   MemoptStringBuffer output;
   MlirStringRef input; /* the whole input: diagnostics show its lines, as chunks keep its positions */
+  unsigned chunkLine, chunkColumn; /* where the split chunk being run starts; 0 for the whole file */
   MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
   MemoptDiagnosticVerifier *verifier; /* NULL unless --verify-diagnostics; spans all chunks */
 } Driver;
@@ -456,6 +457,19 @@ static bool runPasses(Driver *driver, MlirPassManager passManager, MlirOperation
   return ok && flushed;
 }
 
+/* Moves what the parser reported at line 0, the whole buffer (a chunk that
+ * is not one op, under --no-implicit-module), to where the split chunk
+ * starts in the file, as mlir-opt's parser reports it. */
+static void placeAtChunkStart(const Driver *driver, MemoptDiagnosticLog *log) {
+  for (size_t i = 0; driver->chunkLine && i < log->count; ++i) {
+    MemoptDiagnostic *entry = &log->entries[i];
+    if (entry->line == 0 && entry->file && strcmp(entry->file, driver->sourceName) == 0) {
+      entry->line = driver->chunkLine;
+      entry->column = driver->chunkColumn;
+    }
+  }
+}
+
 /* Creates the context one buffer is parsed in; NULL after reporting. */
 static MlirContext createContext(const DriverOptions *options) {
   MlirContext context = memoptContextCreate(options->allowUnregisteredDialect);
@@ -501,6 +515,7 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
       options->noImplicitModule
           ? memoptParseOperation(driver->context, source, driver->sourceName)
           : mlirModuleGetOperation(memoptParseModule(driver->context, source, driver->sourceName));
+  bool parsed = !mlirOperationIsNull(root);
   Reproducer reproducer = {0};
   if (!mlirOperationIsNull(root) &&
       (!options->runReproducer ||
@@ -535,6 +550,8 @@ static bool processBuffer(Driver *driver, const char *text, size_t length) {
     mlirOperationDestroy(root);
   mlirContextDetachDiagnosticHandler(driver->context, filterID);
   memoptDiagnosticLogDetach(&log);
+  if (options->noImplicitModule && !parsed)
+    placeAtChunkStart(driver, &log);
   mlirContextDestroy(driver->context);
   driver->context = (MlirContext){NULL};
   memoptDiagnosticLogSort(&log);
@@ -604,7 +621,10 @@ static bool processSplit(Driver *driver, const char *input, size_t inputLength) 
       memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
     MemoptStringBuffer text = memoptStringBufferCreate();
     splitChunkAppendInPlace(input, split.chunks[i], &text);
+    if (split.chunks[i].begin != input)
+      splitChunkPosition(input, split.chunks[i], &driver->chunkLine, &driver->chunkColumn);
     ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
+    driver->chunkLine = driver->chunkColumn = 0;
     memoptStringBufferDestroy(&text);
   }
   splitInputDestroy(&split);
