@@ -1,0 +1,119 @@
+/* The IR normalization place-to-shard applies to an outlined stage before
+ * sharding it, so that upstream sharding-propagation sees only ops with a
+ * sharding interface at the top level of the function.
+ *
+ * Upstream (MLIR 22) gives tensor.expand_shape, collapse_shape and
+ * extract_slice no sharding interface, and every transformer layer reshapes
+ * (batch x sequence) around each matmul and (heads x head size) around
+ * attention. Upstream's own rewrites remove them: linalg-generalize-named-ops
+ * makes every linalg op a linalg.generic, linalg-fuse-elementwise-ops folds
+ * each reshape into the generics around it by expanding their loops (and
+ * fuses elementwise producers into consumers), canonicalize drops identity
+ * slices. What is left is views of the function's own arguments (a weight
+ * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
+ * view as an argument of its own (the same row-major data for a reshape). */
+#include "Place/Place.h"
+#include "IR/IR.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdlib.h>
+
+static const char normalizationPipeline[] =
+    "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize)";
+
+/* True when `op` is a view op of a static result whose source is `value`. */
+static bool isHoistableView(MlirOperation op, MlirValue value) {
+  if (!memoptOperationIsA(op, "tensor.expand_shape") &&
+      !memoptOperationIsA(op, "tensor.collapse_shape") &&
+      !memoptOperationIsA(op, "tensor.extract_slice"))
+    return false;
+  if (mlirOperationGetNumOperands(op) != 1 || !mlirValueEqual(mlirOperationGetOperand(op, 0), value))
+    return false;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  return mlirShapedTypeHasStaticShape(type);
+}
+
+/* Finds a top-level view of an argument of `func`; returns its op and sets
+ * `*argument` to the argument's index, or returns a null op. */
+static MlirOperation findArgumentView(MlirOperation func, intptr_t *argument) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (mlirOperationGetNumOperands(op) != 1)
+      continue;
+    MlirValue source = mlirOperationGetOperand(op, 0);
+    if (!mlirValueIsABlockArgument(source) ||
+        !mlirBlockEqual(mlirBlockArgumentGetOwner(source), body) || !isHoistableView(op, source))
+      continue;
+    *argument = mlirBlockArgumentGetArgNumber(source);
+    return op;
+  }
+  return (MlirOperation){NULL};
+}
+
+/* Rewrites the function type of `func` from its entry block's arguments. */
+static void updateFunctionType(MlirOperation func) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirAttribute typeAttr =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("function_type"));
+  MlirType old = mlirTypeAttrGetValue(typeAttr);
+  intptr_t inputs = mlirBlockGetNumArguments(body), results = mlirFunctionTypeGetNumResults(old);
+  MlirType *inputTypes = memoptAllocateZeroed((size_t)inputs + 1, sizeof *inputTypes);
+  MlirType *resultTypes = memoptAllocateZeroed((size_t)results + 1, sizeof *resultTypes);
+  for (intptr_t k = 0; k < inputs; ++k)
+    inputTypes[k] = mlirValueGetType(mlirBlockGetArgument(body, k));
+  for (intptr_t r = 0; r < results; ++r)
+    resultTypes[r] = mlirFunctionTypeGetResult(old, r);
+  MlirType type = mlirFunctionTypeGet(context, inputs, inputTypes, results, resultTypes);
+  mlirOperationSetAttributeByName(func, mlirStringRefCreateFromCString("function_type"),
+                                  mlirTypeAttrGet(type));
+  free(resultTypes);
+  free(inputTypes);
+}
+
+MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
+                                       MemoptStringBuffer *message) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirPassManager passManager =
+      mlirPassManagerCreateOnOperation(context, mlirStringRefCreateFromCString("func.func"));
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(passManager),
+      mlirStringRefCreateFromCString(normalizationPipeline), memoptAppendToBuffer, message);
+  if (mlirLogicalResultIsFailure(parsed) ||
+      mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(passManager, func))) {
+    mlirPassManagerDestroy(passManager);
+    if (message->length == 0)
+      memoptStringBufferAppendFormat(message, "upstream %s failed", normalizationPipeline);
+    return mlirLogicalResultFailure();
+  }
+  mlirPassManagerDestroy(passManager);
+
+  /* Hoist the views of arguments, one at a time: each becomes a new
+   * argument, a parameter when its source is one; sources left without
+   * uses go. */
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  intptr_t argument = 0;
+  for (MlirOperation view = findArgumentView(func, &argument); !mlirOperationIsNull(view);
+       view = findArgumentView(func, &argument)) {
+    MlirValue result = mlirOperationGetResult(view, 0);
+    intptr_t count = mlirBlockGetNumArguments(body);
+    *parameters = memoptReallocArray(*parameters, (size_t)count + 1, sizeof **parameters);
+    (*parameters)[count] = (*parameters)[argument];
+    MlirValue hoisted =
+        mlirBlockAddArgument(body, mlirValueGetType(result), mlirOperationGetLocation(view));
+    mlirValueReplaceAllUsesOfWith(result, hoisted);
+    mlirOperationDestroy(view);
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, argument)))) {
+      mlirBlockEraseArgument(body, (unsigned)argument);
+      for (intptr_t k = argument; k < count; ++k)
+        (*parameters)[k] = (*parameters)[k + 1];
+    }
+  }
+  updateFunctionType(func);
+  return mlirLogicalResultSuccess();
+}
