@@ -14,6 +14,9 @@ packages=(
   libcmocka-dev pkg-config
   # JSON reports (memory-estimate{report=...}), and jq to read them in tests
   libjansson-dev jq
+  # memopt-run --ranks: MPICH's launcher (mpirun.mpich) and libmpich.so, which
+  # mlir-runner loads (convert-shard-to-mpi targets MPICH's ABI)
+  mpich libmpich-dev
 )
 
 missing=()

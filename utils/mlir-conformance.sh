@@ -106,9 +106,12 @@ run_lit "$mlir_opt" reference "$work/reference.txt"
 echo "mlir-conformance: running with $memopt_opt" >&2
 run_lit "$memopt_opt" memopt "$work/memopt.txt"
 
-# Tests using a test-only pass (test-*) or the test dialect (test.*) do not count.
+# Tests using mlir-opt's test library do not count: a test pass (test-*,
+# *-test) on a RUN line, or an op, attribute or type of the test dialect
+# (test.*, "test", transform.test*) outside comments.
 uses_test_library() {
-  grep -Eq -- '(RUN:.*[-{,( ]test-[a-z])|(^[^/]*("|[^[:alnum:]_%.#!@^"])(test)\.[a-z_])' "$tests/$1"
+  grep -Eq -- 'RUN:.*([-{,( ]test-[a-z]|[a-z]-test([ ,{})"]|$))' "$tests/$1" ||
+    grep -Eq -- '^([^/]*[^[:alnum:]_%.@^/])?(test\.[a-z_]|"test"|transform\.test)' "$tests/$1"
 }
 
 summarize() {

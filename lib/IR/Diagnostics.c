@@ -23,7 +23,8 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
   if (mlirLocationIsAName(location))
     return memoptLocationPosition(mlirLocationNameGetChildLoc(location), file, line, column);
   if (mlirLocationIsACallSite(location))
-    return memoptLocationPosition(mlirLocationCallSiteGetCallee(location), file, line, column);
+    return memoptLocationPosition(mlirLocationCallSiteGetCallee(location), file, line, column) ||
+           memoptLocationPosition(mlirLocationCallSiteGetCaller(location), file, line, column);
   if (mlirLocationIsAFused(location)) {
     intptr_t count = mlirLocationFusedGetNumLocations(location);
     MlirLocation *parts = memoptAllocateZeroed((size_t)count, sizeof *parts);
@@ -37,6 +38,27 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
   return false;
 }
 
+/* The call site a location stands for, looking through names and the parts
+ * of fused locations, as mlir-opt's getCallSiteLoc; false when none. */
+static bool callSiteOf(MlirLocation location, MlirLocation *callSite) {
+  if (mlirLocationIsAName(location))
+    return callSiteOf(mlirLocationNameGetChildLoc(location), callSite);
+  if (mlirLocationIsACallSite(location)) {
+    *callSite = location;
+    return true;
+  }
+  if (!mlirLocationIsAFused(location))
+    return false;
+  intptr_t count = mlirLocationFusedGetNumLocations(location);
+  MlirLocation *parts = memoptAllocateZeroed((size_t)count, sizeof *parts);
+  mlirLocationFusedGetLocations(location, parts);
+  bool found = false;
+  for (intptr_t i = 0; i < count && !found; ++i)
+    found = callSiteOf(parts[i], callSite);
+  free(parts);
+  return found;
+}
+
 static MemoptDiagnostic *appendEntry(MemoptDiagnosticLog *log) {
   log->entries =
       memoptGrowArray(log->entries, &log->capacity, log->count + 1, sizeof *log->entries);
@@ -45,7 +67,8 @@ static MemoptDiagnostic *appendEntry(MemoptDiagnosticLog *log) {
   return entry;
 }
 
-/* Fills the position of `entry` from `location`. */
+/* Fills the position of `entry` from `location`, or, when it has no file
+ * position and is not the unknown location, the location as printed. */
 static void setPosition(const MemoptDiagnosticLog *log, MemoptDiagnostic *entry,
                         MlirLocation location) {
   MlirStringRef file;
@@ -54,23 +77,73 @@ static void setPosition(const MemoptDiagnosticLog *log, MemoptDiagnostic *entry,
     entry->file = unnamed && log->sourceName
                       ? memoptStrndup(log->sourceName, strlen(log->sourceName))
                       : memoptStrndup(file.data, file.length);
+    return;
+  }
+  if (mlirLocationEqual(location, mlirLocationUnknownGet(mlirLocationGetContext(location))))
+    return;
+  MemoptStringBuffer where = memoptStringBufferCreate();
+  mlirLocationPrint(location, memoptAppendToBuffer, &where);
+  entry->where = memoptStringBufferRelease(&where);
+}
+
+/* mlir-opt's SourceMgrDiagnosticHandler shows at most this many callers. */
+enum { callStackLimit = 10 };
+
+/* Appends a diagnostic and, when its location is a call site, a "called from"
+ * note for each caller. Returns the location mlir-opt compares the first
+ * note's location with (the last caller, or the diagnostic's own). */
+static MlirLocation appendDiagnostic(MemoptDiagnosticLog *log, MlirLocation location,
+                                     MlirDiagnosticSeverity severity, char *message) {
+  MemoptDiagnostic *entry = appendEntry(log);
+  entry->severity = severity;
+  entry->message = message;
+  setPosition(log, entry, location);
+  MlirLocation callSite;
+  if (!callSiteOf(location, &callSite))
+    return location;
+  MlirLocation caller = mlirLocationCallSiteGetCaller(callSite);
+  for (unsigned depth = 0; depth < callStackLimit; ++depth) {
+    MemoptDiagnostic *note = appendEntry(log);
+    note->severity = MlirDiagnosticNote;
+    note->message = memoptStrndup("called from", strlen("called from"));
+    note->isCallerNote = true;
+    setPosition(log, note, caller);
+    if (!callSiteOf(caller, &callSite))
+      break;
+    caller = mlirLocationCallSiteGetCaller(callSite);
+  }
+  return caller;
+}
+
+static char *printMessage(MlirDiagnostic diagnostic) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  mlirDiagnosticPrint(diagnostic, memoptAppendToBuffer, &message);
+  return memoptStringBufferRelease(&message);
+}
+
+/* Records a diagnostic, its callers and its notes; as mlir-opt, a note at the
+ * location shown just before it gets no source line. */
+static void record(MemoptDiagnosticLog *log, MlirDiagnostic diagnostic) {
+  MlirLocation shown = appendDiagnostic(log, mlirDiagnosticGetLocation(diagnostic),
+                                        mlirDiagnosticGetSeverity(diagnostic),
+                                        printMessage(diagnostic));
+  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(diagnostic); ++i) {
+    MlirDiagnostic note = mlirDiagnosticGetNote(diagnostic, i);
+    MlirLocation location = mlirDiagnosticGetLocation(note);
+    MemoptDiagnostic *entry = appendEntry(log);
+    entry->severity = MlirDiagnosticNote;
+    entry->message = printMessage(note);
+    entry->hideSourceLine = mlirLocationEqual(location, shown);
+    setPosition(log, entry, location);
+    shown = location;
   }
 }
 
-static void record(MemoptDiagnosticLog *log, MlirDiagnostic diagnostic,
-                   MlirDiagnosticSeverity severity) {
-  MemoptDiagnostic *entry = appendEntry(log);
-  entry->severity = severity;
-  setPosition(log, entry, mlirDiagnosticGetLocation(diagnostic));
-  MemoptStringBuffer message = memoptStringBufferCreate();
-  mlirDiagnosticPrint(diagnostic, memoptAppendToBuffer, &message);
-  entry->message = memoptStringBufferRelease(&message);
-  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(diagnostic); ++i)
-    record(log, mlirDiagnosticGetNote(diagnostic, i), MlirDiagnosticNote);
-}
-
 static MlirLogicalResult handle(MlirDiagnostic diagnostic, void *userData) {
-  record((MemoptDiagnosticLog *)userData, diagnostic, mlirDiagnosticGetSeverity(diagnostic));
+  /* memoptEmitDiagnostic appends to the same log from other threads. */
+  pthread_mutex_lock(&attachedLock);
+  record((MemoptDiagnosticLog *)userData, diagnostic);
+  pthread_mutex_unlock(&attachedLock);
   return mlirLogicalResultSuccess();
 }
 
@@ -108,22 +181,17 @@ void memoptEmitDiagnostic(MlirLocation location, MlirDiagnosticSeverity severity
   MemoptDiagnosticLog *log = attachedLogs;
   while (log && !mlirContextEqual(log->context, context))
     log = log->nextAttached;
-  if (log) {
-    MemoptDiagnostic *entry = appendEntry(log);
-    entry->severity = severity;
-    setPosition(log, entry, location);
-    entry->message = memoptStrndup(message, strlen(message));
-  }
+  if (log)
+    appendDiagnostic(log, location, severity, memoptStrndup(message, strlen(message)));
   pthread_mutex_unlock(&attachedLock);
   if (!log) {
     MemoptDiagnosticLog unattached = {0};
-    MemoptDiagnostic entry = {severity, NULL, 0, 0, (char *)message};
-    setPosition(&unattached, &entry, location);
+    appendDiagnostic(&unattached, location, severity, memoptStrndup(message, strlen(message)));
     MemoptStringBuffer text = memoptStringBufferCreate();
-    memoptDiagnosticFormat(&entry, mlirStringRefCreate(NULL, 0), &text);
+    memoptDiagnosticLogFormat(&unattached, mlirStringRefCreate(NULL, 0), &text);
     fputs(memoptStringBufferGet(&text), stderr);
     memoptStringBufferDestroy(&text);
-    free(entry.file);
+    memoptDiagnosticLogDestroy(&unattached);
   }
 }
 
@@ -210,6 +278,7 @@ void memoptDiagnosticLogDestroy(MemoptDiagnosticLog *log) {
   for (size_t i = 0; i < log->count; ++i) {
     free(log->entries[i].file);
     free(log->entries[i].message);
+    free(log->entries[i].where);
   }
   free(log->entries);
   log->entries = NULL;
@@ -242,37 +311,97 @@ static const char *findLine(MlirStringRef source, unsigned line) {
   return p;
 }
 
-/* Formats `diagnostic`, showing `line` (its source line, or NULL) of `source`. */
-static void formatAtLine(const MemoptDiagnostic *diagnostic, MlirStringRef source, const char *line,
+/* The line starting at `start` that `diagnostic` shows, as LLVM's
+ * SourceMgr::FindLocForLineAndColumn: none when the column is 0 or lies past
+ * the line's end. A line ends at '\n' or '\r'. */
+static bool shownLine(const MemoptDiagnostic *diagnostic, MlirStringRef source, const char *start,
+                      MlirStringRef *line) {
+  if (!start || diagnostic->column == 0)
+    return false;
+  const char *sourceEnd = source.data + source.length;
+  size_t before = diagnostic->column - 1;
+  if (before > (size_t)(sourceEnd - start))
+    return false;
+  for (size_t i = 0; i < before; ++i)
+    if (start[i] == '\n' || start[i] == '\r')
+      return false;
+  const char *end = start;
+  while (end != sourceEnd && *end != '\n' && *end != '\r')
+    ++end;
+  *line = mlirStringRefCreate(start, (size_t)(end - start));
+  return true;
+}
+
+enum { tabStop = 8 };
+
+/* Appends `line` as LLVM's printSourceLine, tabs expanded to tab stops; a NUL
+ * byte shows as a space, as mlir-opt shows it. */
+static void appendSourceLine(MlirStringRef line, MemoptStringBuffer *out) {
+  unsigned column = 0;
+  for (size_t i = 0; i < line.length; ++i) {
+    if (line.data[i] != '\t') {
+      memoptStringBufferAppend(out, line.data[i] ? &line.data[i] : " ", 1);
+      ++column;
+      continue;
+    }
+    do {
+      memoptStringBufferAppend(out, " ", 1);
+      ++column;
+    } while (column % tabStop != 0);
+  }
+  memoptStringBufferAppend(out, "\n", 1);
+}
+
+/* Appends the caret line under `line`: '~' under the range, '^' at the
+ * column (or just past the line's end), each tab of the line widened as it
+ * is shown, trailing spaces dropped. */
+static void appendCaretLine(MlirStringRef line, unsigned column, unsigned rangeLength,
+                            MemoptStringBuffer *out) {
+  size_t caret = column - 1 < line.length ? column - 1 : line.length;
+  size_t rangeEnd = caret;
+  if (rangeLength && column - 1 <= line.length)
+    rangeEnd = line.length - (column - 1) < rangeLength ? line.length : column - 1 + rangeLength;
+  size_t last = rangeEnd > caret + 1 ? rangeEnd : caret + 1; /* one past the last mark */
+  unsigned shownColumn = 0;
+  for (size_t i = 0; i < last; ++i) {
+    char mark = i == caret ? '^' : i >= caret && i < rangeEnd ? '~' : ' ';
+    do {
+      memoptStringBufferAppend(out, &mark, 1);
+      ++shownColumn;
+    } while (i < line.length && line.data[i] == '\t' && shownColumn % tabStop != 0);
+  }
+  memoptStringBufferAppend(out, "\n", 1);
+}
+
+/* Formats `diagnostic`, showing the source line starting at `start` (or none
+ * when NULL) as LLVM's SMDiagnostic::print. */
+static void formatAtLine(const MemoptDiagnostic *diagnostic, MlirStringRef source, const char *start,
                          MemoptStringBuffer *out) {
   if (diagnostic->file)
     memoptStringBufferAppendFormat(out, "%s:%u:%u: ", diagnostic->file, diagnostic->line,
                                    diagnostic->column);
   else
     memoptStringBufferAppendCString(out, "<unknown>:0: ");
-  memoptStringBufferAppendFormat(out, "%s: %s\n", memoptSeverityName(diagnostic->severity),
-                                 diagnostic->message);
-  if (!line)
+  memoptStringBufferAppendFormat(out, "%s: ", memoptSeverityName(diagnostic->severity));
+  if (diagnostic->where)
+    memoptStringBufferAppendFormat(out, "%s: ", diagnostic->where);
+  memoptStringBufferAppendFormat(out, "%s\n", diagnostic->message);
+  MlirStringRef line;
+  if (diagnostic->hideSourceLine || !shownLine(diagnostic, source, start, &line))
     return;
-  const char *sourceEnd = source.data + source.length;
-  if (line == sourceEnd)
-    return;
-  const char *end = memchr(line, '\n', (size_t)(sourceEnd - line));
-  size_t length = end ? (size_t)(end - line) : (size_t)(sourceEnd - line);
-  /* A NUL byte shows as a space, as mlir-opt shows it. */
-  for (size_t i = 0; i < length; ++i)
-    memoptStringBufferAppend(out, line[i] ? &line[i] : " ", 1);
-  memoptStringBufferAppendCString(out, "\n");
-  /* The caret keeps tabs so it lines up under the column. */
-  for (unsigned i = 1; i < diagnostic->column && i <= length; ++i)
-    memoptStringBufferAppend(out, line[i - 1] == '\t' ? "\t" : " ", 1);
-  memoptStringBufferAppendCString(out, "^\n");
+  appendSourceLine(line, out);
+  /* SMDiagnostic shows no caret under a line with non-ASCII bytes, whose
+   * columns it cannot tell. */
+  for (size_t i = 0; i < line.length; ++i)
+    if (line.data[i] & 0x80)
+      return;
+  appendCaretLine(line, diagnostic->column, diagnostic->rangeLength, out);
 }
 
 void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
                             MemoptStringBuffer *out) {
-  const char *line = source.data && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
-  formatAtLine(diagnostic, source, line, out);
+  const char *start = source.data && diagnostic->line ? findLine(source, diagnostic->line) : NULL;
+  formatAtLine(diagnostic, source, start, out);
 }
 
 void memoptDiagnosticLogFormat(const MemoptDiagnosticLog *log, MlirStringRef source,
@@ -292,10 +421,14 @@ void memoptDiagnosticLogFormat(const MemoptDiagnosticLog *log, MlirStringRef sou
   }
   for (size_t i = 0; i < log->count; ++i) {
     const MemoptDiagnostic *diagnostic = &log->entries[i];
-    const char *line = source.data && diagnostic->line && diagnostic->line <= lineCount
-                           ? starts[diagnostic->line - 1]
-                           : NULL;
-    formatAtLine(diagnostic, source, line, out);
+    /* Only lines of the source file are at hand; mlir-opt shows another
+     * file's line when it can read that file. */
+    bool inSource = source.data && diagnostic->file && log->sourceName &&
+                    strcmp(diagnostic->file, log->sourceName) == 0;
+    const char *start = inSource && diagnostic->line && diagnostic->line <= lineCount
+                            ? starts[diagnostic->line - 1]
+                            : NULL;
+    formatAtLine(diagnostic, source, start, out);
   }
   free(starts);
 }

@@ -135,10 +135,17 @@ typedef struct MemoptDiagnostic {
   unsigned line;   /* 1-based; 0 when unknown */
   unsigned column; /* 1-based; 0 when unknown */
   char *message;
+  char *where;     /* no file position: the location as MLIR prints it (`loc("name")`),
+                      shown before the message; NULL for an unknown location */
+  bool isCallerNote;     /* a "called from" note the log adds for a call-site location */
+  bool hideSourceLine;   /* a note at the location shown just before it: no source line */
+  unsigned rangeLength;  /* columns from the caret on underlined with '~' (0: the caret alone) */
 } MemoptDiagnostic;
 
 /// The diagnostics a context reported while the log was attached, in order;
-/// notes follow the diagnostic they belong to.
+/// notes follow the diagnostic they belong to. As mlir-opt, a diagnostic at a
+/// call-site location is followed by a "called from" note for each caller
+/// (ten at most), before its own notes.
 typedef struct MemoptDiagnosticLog {
   MemoptDiagnostic *entries;
   size_t count;
@@ -188,17 +195,22 @@ const char *memoptSeverityName(MlirDiagnosticSeverity severity);
 
 /// Appends `diagnostic` as mlir-opt prints it ("file:line:col: error: msg"),
 /// followed by the source line and a caret when `source` holds the text the
-/// line number refers to (a null `source.data` when none does).
+/// line number refers to (a null `source.data` when none does) and that line
+/// has the column; as LLVM's SourceMgr, tabs expand to 8 columns and a line
+/// with non-ASCII bytes gets no caret.
 void memoptDiagnosticFormat(const MemoptDiagnostic *diagnostic, MlirStringRef source,
                             MemoptStringBuffer *out);
 
-/// Appends every diagnostic of `log` to `out` as memoptDiagnosticFormat does, in
+/// Appends every diagnostic of `log` to `out` as memoptDiagnosticFormat does,
+/// showing source lines of `source` for those in the log's source file, in
 /// time linear in the source and the diagnostics.
 void memoptDiagnosticLogFormat(const MemoptDiagnosticLog *log, MlirStringRef source,
                                MemoptStringBuffer *out);
 
-/// Finds the file position a location points at (through names, call sites
-/// and fused locations, as MLIR's own handler does); false when it has none.
+/// Finds the file position a location points at: its first file location in
+/// pre-order (a name's child, a call site's callee then caller, a fused
+/// location's parts), as MLIR's findInstanceOf<FileLineColLoc>; false when
+/// it has none.
 bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned *line,
                             unsigned *column);
 
@@ -209,6 +221,12 @@ bool memoptLocationPosition(MlirLocation location, MlirStringRef *file, unsigned
 /// rejects what MLIR's verifier accepts but its printer crashes on (Parse.c).
 /// Returns a null module after reporting through the context's diagnostics.
 MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const char *sourceName);
+
+/// Parses `source` as memoptParseModule does but without wrapping: it must
+/// hold exactly one top-level op, which is returned (owned by the caller), as
+/// mlir-opt --no-implicit-module does. Returns a null op after reporting.
+MlirOperation memoptParseOperation(MlirContext context, MlirStringRef source,
+                                   const char *sourceName);
 
 #ifdef __cplusplus
 }

@@ -194,3 +194,25 @@ MlirModule memoptParseModule(MlirContext context, MlirStringRef source, const ch
   }
   return module;
 }
+
+MlirOperation memoptParseOperation(MlirContext context, MlirStringRef source,
+                                   const char *sourceName) {
+  size_t diagnostics = 0;
+  MlirDiagnosticHandlerID counter =
+      mlirContextAttachDiagnosticHandler(context, countDiagnostic, &diagnostics, NULL);
+  MlirOperation root =
+      mlirOperationCreateParse(context, source, mlirStringRefCreateFromCString(sourceName));
+  mlirContextDetachDiagnosticHandler(context, counter);
+  if (mlirOperationIsNull(root)) {
+    if (diagnostics == 0)
+      diagnoseSilentFailure(context, source, sourceName);
+    return root;
+  }
+  bool printable = true;
+  mlirOperationWalk(root, checkPrintable, &printable, MlirWalkPreOrder);
+  if (!printable) {
+    mlirOperationDestroy(root);
+    return (MlirOperation){NULL};
+  }
+  return root;
+}

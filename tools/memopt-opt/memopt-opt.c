@@ -4,12 +4,18 @@
 #include "CommandLine.h"
 #include "DiagnosticVerifier.h"
 #include "MemoryReport.h"
+#include "OutputCapture.h"
+#include "SplitInput.h"
+#include "Reproducer.h"
 
 #include "IR/IR.h"
 #include "InitAllPasses.h"
 #include "Pass/Pass.h"
 
+#include "mlir-c/Dialect/IRDL.h"
 #include "mlir-c/RegisterEverything.h"
+
+#include <ctype.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +29,42 @@ typedef struct Driver {
   MemoptStringBuffer output;
   MlirStringRef input; /* the whole input: diagnostics show its lines, as chunks keep its positions */
   MemoryReport *report; /* NULL unless --memopt-report or --memopt-timeline */
+  MemoptDiagnosticVerifier *verifier; /* NULL unless --verify-diagnostics; spans all chunks */
 } Driver;
 
 static void printError(const char *format, const char *detail) {
   fprintf(stderr, "memopt-opt: error: ");
   fprintf(stderr, format, detail);
   fputc('\n', stderr);
+}
+
+/* --irdl-file: loads the IRDL dialects `path` defines into `context`; false
+ * after reporting (with the file's own lines) when it cannot. */
+static bool loadIRDLFile(MlirContext context, const char *path) {
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = memoptFileRead(path, &text, &error);
+  if (!ok)
+    printError("%s", error.data);
+  if (ok) {
+    MemoptDiagnosticLog log;
+    memoptDiagnosticLogAttach(&log, context, path);
+    MlirStringRef source = mlirStringRefCreate(text.data, text.length);
+    MlirModule module = memoptParseModule(context, source, path);
+    ok = !mlirModuleIsNull(module) && mlirLogicalResultIsSuccess(mlirLoadIRDLDialects(module));
+    if (!mlirModuleIsNull(module))
+      mlirModuleDestroy(module);
+    memoptDiagnosticLogDetach(&log);
+    memoptDiagnosticLogSort(&log);
+    MemoptStringBuffer report = memoptStringBufferCreate();
+    memoptDiagnosticLogFormat(&log, source, &report);
+    fputs(memoptStringBufferGet(&report), stderr);
+    memoptStringBufferDestroy(&report);
+    memoptDiagnosticLogDestroy(&log);
+  }
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferDestroy(&text);
+  return ok;
 }
 
 /* Shows a pipeline error with the pipeline text and a caret under `offset`. */
@@ -38,17 +74,70 @@ static void printPipelineError(const char *where, const char *pipeline, size_t o
           (int)offset, "");
 }
 
-/* Builds the pass manager the command line asks for; NULL after reporting
- * the error when the pipeline is invalid. */
-static MlirPassManager createPassManager(Driver *driver) {
-  const DriverOptions *options = &driver->options;
-  /* Anchored on the module, so passes anchored elsewhere get nested. */
-  MlirPassManager passManager = mlirPassManagerCreateOnOperation(
-      driver->context, mlirStringRefCreateFromCString("builtin.module"));
+/* The printing flags of the command line, for the output and for the IR
+ * --mlir-print-ir-* dumps, as mlir-opt's OpPrintingFlags() takes them. */
+static MlirOpPrintingFlags createPrintingFlags(const DriverOptions *options) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (options->printOpGeneric)
+    mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  if (options->printDebugInfo || options->prettyDebugInfo)
+    mlirOpPrintingFlagsEnableDebugInfo(flags, options->printDebugInfo, options->prettyDebugInfo);
+  if (options->printLocalScope)
+    mlirOpPrintingFlagsUseLocalScope(flags);
+  if (options->useNameLocAsPrefix)
+    mlirOpPrintingFlagsPrintNameLocAsPrefix(flags);
+  if (options->printSkipRegions)
+    mlirOpPrintingFlagsSkipRegions(flags);
+  if (options->printAssumeVerified)
+    mlirOpPrintingFlagsAssumeVerified(flags);
+  if (options->elideElementsAttrsIfLarger.given)
+    mlirOpPrintingFlagsElideLargeElementsAttrs(flags,
+                                               (intptr_t)options->elideElementsAttrsIfLarger.value);
+  if (options->elideResourceStringsIfLarger.given)
+    mlirOpPrintingFlagsElideLargeResourceString(
+        flags, (intptr_t)options->elideResourceStringsIfLarger.value);
+  return flags;
+}
+
+/* Turns on what the command line asks the pass manager to report. */
+static void instrumentPassManager(const DriverOptions *options, MlirPassManager passManager) {
+  if (options->timing)
+    mlirPassManagerEnableTiming(passManager);
+  if (options->passStatistics)
+    mlirPassManagerEnableStatistics(passManager, strcmp(options->statisticsDisplay, "list") == 0
+                                                     ? MLIR_PASS_DISPLAY_MODE_LIST
+                                                     : MLIR_PASS_DISPLAY_MODE_PIPELINE);
+  if (options->printIRBeforeAll || options->printIRAfterAll || options->printIRAfterFailure) {
+    MlirOpPrintingFlags flags = createPrintingFlags(options);
+    const char *treeDir = options->irTreeDir ? options->irTreeDir : "";
+    mlirPassManagerEnableIRPrinting(
+        passManager, options->printIRBeforeAll,
+        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
+         * "after failure" prints on its own. */
+        options->printIRAfterAll || options->printIRAfterFailure,
+        options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
+        flags, mlirStringRefCreateFromCString(treeDir));
+    mlirOpPrintingFlagsDestroy(flags);
+  }
+}
+
+/* Adds the command line's passes to a pass manager anchored on a
+ * builtin.module, with memopt's pipeline parser, after `reproducerPipeline`
+ * (NULL when none). */
+static bool addModulePasses(const DriverOptions *options, const char *reproducerPipeline,
+                            MlirPassManager passManager) {
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = true;
-  if (options->passPipeline) {
+  if (reproducerPipeline) {
     size_t offset = 0;
+    ok = mlirLogicalResultIsSuccess(
+        memoptPipelineParse(passManager, reproducerPipeline, &error, &offset));
+    if (!ok)
+      printPipelineError("<reproducer pipeline>", reproducerPipeline, offset, error.data);
+  }
+  if (ok && options->passPipeline) {
+    size_t offset = 0;
+    memoptStringBufferClear(&error);
     ok = mlirLogicalResultIsSuccess(
         memoptPipelineParse(passManager, options->passPipeline, &error, &offset));
     if (!ok)
@@ -57,6 +146,7 @@ static MlirPassManager createPassManager(Driver *driver) {
   for (size_t i = 0; ok && i < options->passFlagCount; ++i) {
     const PassFlag *flag = &options->passFlags[i];
     char *name = memoptStrndup(flag->name, flag->nameLength);
+    memoptStringBufferClear(&error);
     ok = mlirLogicalResultIsSuccess(memoptPipelineAddPass(passManager, name, flag->options, &error));
     if (!ok)
       fprintf(stderr, "memopt-opt: error: in '--%s%s%s': %s\n", name, *flag->options ? "=" : "",
@@ -64,41 +154,306 @@ static MlirPassManager createPassManager(Driver *driver) {
     free(name);
   }
   memoptStringBufferDestroy(&error);
+  return ok;
+}
+
+/* Adds the command line's passes to a pass manager anchored on another op
+ * (--no-implicit-module): upstream's pipeline parser then reads them, as
+ * mlir-opt does; a textual pipeline replaces the pass manager, anchor and all. */
+static bool addRootPasses(const DriverOptions *options, const char *reproducerPipeline,
+                          MlirPassManager passManager) {
+  MlirOpPassManager top = mlirPassManagerGetAsOpPassManager(passManager);
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = true;
+  const char *pipelines[] = {reproducerPipeline, options->passPipeline};
+  for (size_t i = 0; ok && i < 2; ++i)
+    ok = !pipelines[i] ||
+         mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+             top, mlirStringRefCreateFromCString(pipelines[i]), memoptAppendToBuffer, &error));
+  for (size_t i = 0; ok && i < options->passFlagCount; ++i) {
+    const PassFlag *flag = &options->passFlags[i];
+    MemoptStringBuffer element = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&element, *flag->options ? "%.*s{%s}" : "%.*s%s",
+                                   (int)flag->nameLength, flag->name, flag->options);
+    ok = mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+        top, mlirStringRefCreate(element.data, element.length), memoptAppendToBuffer, &error));
+    memoptStringBufferDestroy(&element);
+  }
+  if (!ok) {
+    /* Upstream's message ends in a newline when it shows the pipeline text. */
+    while (error.length && error.data[error.length - 1] == '\n')
+      error.data[--error.length] = '\0';
+    printError("%s", memoptStringBufferGet(&error));
+  }
+  memoptStringBufferDestroy(&error);
+  return ok;
+}
+
+/* Builds the pass manager the command line (and a --run-reproducer
+ * pipeline, NULL when none) asks for, anchored on `anchor`; reports the
+ * error and returns NULL when the pipeline is invalid. `instrument` turns on
+ * timing, statistics and IR printing. */
+static MlirPassManager createPassManager(Driver *driver, MlirStringRef anchor,
+                                         const char *reproducerPipeline, bool instrument) {
+  const DriverOptions *options = &driver->options;
+  MlirPassManager passManager = mlirPassManagerCreateOnOperation(driver->context, anchor);
+  bool isModule = mlirStringRefEqual(anchor, mlirStringRefCreateFromCString("builtin.module"));
+  bool ok = isModule ? addModulePasses(options, reproducerPipeline, passManager)
+                     : addRootPasses(options, reproducerPipeline, passManager);
   if (!ok) {
     mlirPassManagerDestroy(passManager);
     return (MlirPassManager){NULL};
   }
   mlirPassManagerEnableVerifier(passManager, options->verifyEach);
-  if (options->timing)
-    mlirPassManagerEnableTiming(passManager);
-  if (options->printIRBeforeAll || options->printIRAfterAll || options->printIRAfterFailure) {
-    MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
-    if (options->printOpGeneric)
-      mlirOpPrintingFlagsPrintGenericOpForm(flags);
-    if (options->printDebugInfo)
-      mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-    mlirPassManagerEnableIRPrinting(
-        passManager, options->printIRBeforeAll,
-        /* As in mlir-opt, "after change" filters --mlir-print-ir-after-all, while
-         * "after failure" prints on its own. */
-        options->printIRAfterAll || options->printIRAfterFailure,
-        options->printIRModuleScope, options->printIRAfterChange, options->printIRAfterFailure,
-        flags, mlirStringRefCreate(NULL, 0));
-    mlirOpPrintingFlagsDestroy(flags);
-  }
+  if (instrument)
+    instrumentPassManager(options, passManager);
   return passManager;
 }
 
-static void printModule(Driver *driver, MlirModule module) {
-  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
-  if (driver->options.printOpGeneric)
-    mlirOpPrintingFlagsPrintGenericOpForm(flags);
-  if (driver->options.printDebugInfo)
-    mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
-  mlirOperationPrintWithFlags(mlirModuleGetOperation(module), flags, memoptAppendToBuffer,
-                              &driver->output);
+/* Writes mlir-opt's --dump-pass-pipeline of `passManager` to standard error:
+ * the count of its passes, then its pipeline with one pass a line. */
+static void dumpPassPipeline(MlirPassManager passManager) {
+  MemoptStringBuffer compact = memoptStringBufferCreate();
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(passManager), memoptAppendToBuffer,
+                        &compact);
+  /* Re-indent the one-line form as OpPassManager::dump does: a new line after
+   * each '(' and ',' of the pipeline (not of pass options in braces). */
+  MemoptStringBuffer pretty = memoptStringBufferCreate();
+  size_t depth = 0, braces = 0, passes = 0;
+  bool lineStart = false, inString = false;
+  for (size_t i = 0; i < compact.length; ++i) {
+    char c = compact.data[i];
+    bool structural = braces == 0 && !inString && (c == '(' || c == ',' || c == ')');
+    if (c == ')' && structural) {
+      memoptStringBufferAppendCString(&pretty, "\n");
+      lineStart = true;
+      --depth;
+    }
+    if (lineStart && c != '\n') {
+      for (size_t d = 0; d < depth; ++d)
+        memoptStringBufferAppendCString(&pretty, "  ");
+      lineStart = false;
+    }
+    memoptStringBufferAppend(&pretty, &c, 1);
+    if (inString) {
+      if (c == '\\' && i + 1 < compact.length)
+        memoptStringBufferAppend(&pretty, &compact.data[++i], 1);
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{') {
+      ++braces;
+    } else if (c == '}' && braces) {
+      --braces;
+    } else if (structural && c != ')') {
+      if (depth == 1 && c == ',')
+        ++passes;
+      if (c == '(')
+        ++depth;
+      memoptStringBufferAppendCString(&pretty, "\n");
+      lineStart = true;
+    }
+  }
+  /* One more pass than top-level commas, unless the pipeline is empty. */
+  const char *open = memchr(compact.data, '(', compact.length);
+  if (open && open[1] != ')')
+    ++passes;
+  fprintf(stderr, "Pass Manager with %zu passes:\n%s\n\n", passes, memoptStringBufferGet(&pretty));
+  memoptStringBufferDestroy(&pretty);
+  memoptStringBufferDestroy(&compact);
+}
+
+/* Appends the output: `root` as text, or as bytecode with --emit-bytecode.
+ * False after reporting when the bytecode writer fails. */
+static bool printRoot(Driver *driver, MlirOperation root) {
+  const DriverOptions *options = &driver->options;
+  if (options->emitBytecode) {
+    MlirBytecodeWriterConfig config = mlirBytecodeWriterConfigCreate();
+    if (options->bytecodeVersion.given)
+      mlirBytecodeWriterConfigDesiredEmitVersion(config, options->bytecodeVersion.value);
+    bool ok = mlirLogicalResultIsSuccess(
+        mlirOperationWriteBytecodeWithConfig(root, config, memoptAppendToBuffer, &driver->output));
+    mlirBytecodeWriterConfigDestroy(config);
+    return ok;
+  }
+  if (options->bytecodeVersion.given) {
+    mlirEmitError(mlirLocationUnknownGet(driver->context),
+                  "bytecode version while not emitting bytecode");
+    return false;
+  }
+  MlirOpPrintingFlags flags = createPrintingFlags(options);
+  mlirOperationPrintWithFlags(root, flags, memoptAppendToBuffer, &driver->output);
   memoptStringBufferAppendCString(&driver->output, "\n");
   mlirOpPrintingFlagsDestroy(flags);
+  return true;
+}
+
+/* Prints `op` in the generic form with locations, as --verify-roundtrip
+ * compares it. */
+static void printForRoundTrip(MlirOperation op, MemoptStringBuffer *out) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+  mlirOperationPrintWithFlags(op, flags, memoptAppendToBuffer, out);
+  mlirOpPrintingFlagsDestroy(flags);
+}
+
+/* --verify-roundtrip, as mlir-opt's doVerifyRoundTrip: `op` written as
+ * text (or bytecode) and parsed back in a fresh context prints the same.
+ * Emits the error at `op` and returns false when not. */
+static bool verifyRoundTrip(Driver *driver, MlirOperation op, bool useBytecode) {
+  const char *testType = useBytecode ? "bytecode" : "textual";
+  MemoptStringBuffer reference = memoptStringBufferCreate();
+  printForRoundTrip(op, &reference);
+  MemoptStringBuffer written = memoptStringBufferCreate();
+  if (useBytecode)
+    mlirOperationWriteBytecode(op, memoptAppendToBuffer, &written);
+  else
+    memoptStringBufferAppend(&written, reference.data, reference.length);
+  MlirContext context = memoptContextCreate(driver->options.allowUnregisteredDialect);
+  bool ok = !mlirContextIsNull(context) &&
+            (!driver->options.irdlPath || loadIRDLFile(context, driver->options.irdlPath));
+  MlirOperation parsed =
+      ok ? mlirOperationCreateParse(context, mlirStringRefCreate(written.data, written.length),
+                                    mlirStringRefCreateFromCString(""))
+         : (MlirOperation){NULL};
+  if (mlirOperationIsNull(parsed)) {
+    memoptEmitOpError(op, "failed to parse %s content back, cannot verify round-trip.\n",
+                      testType);
+    ok = false;
+  } else {
+    MemoptStringBuffer roundtrip = memoptStringBufferCreate();
+    printForRoundTrip(parsed, &roundtrip);
+    if (roundtrip.length != reference.length ||
+        memcmp(roundtrip.data, reference.data, reference.length) != 0) {
+      memoptEmitOpError(op,
+                        "%s roundTrip testing roundtripped module differs from reference:\n"
+                        "<<<<<<Reference\n%s\n=====\n%s\n>>>>>roundtripped\n",
+                        testType, reference.data, roundtrip.data);
+      ok = false;
+    }
+    memoptStringBufferDestroy(&roundtrip);
+    mlirOperationDestroy(parsed);
+  }
+  if (!mlirContextIsNull(context))
+    mlirContextDestroy(context);
+  memoptStringBufferDestroy(&written);
+  memoptStringBufferDestroy(&reference);
+  return ok;
+}
+
+/* --verify-roundtrip: through text, then through bytecode; both report. */
+static bool verifyRoundTrips(Driver *driver, MlirOperation op) {
+  bool text = verifyRoundTrip(driver, op, false);
+  bool bytecode = verifyRoundTrip(driver, op, true);
+  return text && bytecode;
+}
+
+/* Appends `text` to `out` quoted as MLIR prints a resource string. */
+static void appendQuoted(MemoptStringBuffer *out, const char *text) {
+  memoptStringBufferAppendCString(out, "\"");
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+    if (*p == '\\')
+      memoptStringBufferAppendCString(out, "\\\\");
+    else if (isprint(*p) && *p != '"')
+      memoptStringBufferAppend(out, (const char *)p, 1);
+    else
+      memoptStringBufferAppendFormat(out, "\\%02X", *p);
+  }
+  memoptStringBufferAppendCString(out, "\"");
+}
+
+/* --mlir-generate-reproducer: writes `root` (after the pipeline, as
+ * mlir-opt does) with the pipeline of `passManager` in the mlir_reproducer
+ * resource --run-reproducer reads; mlir-opt records threading and the
+ * verifier as off. False after reporting when the file cannot be written. */
+static bool writeReproducer(Driver *driver, MlirPassManager passManager, MlirOperation root) {
+  MemoptStringBuffer pipeline = memoptStringBufferCreate();
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(passManager), memoptAppendToBuffer,
+                        &pipeline);
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  MlirOpPrintingFlags flags = createPrintingFlags(&driver->options);
+  mlirOperationPrintWithFlags(root, flags, memoptAppendToBuffer, &text);
+  mlirOpPrintingFlagsDestroy(flags);
+  memoptStringBufferAppendCString(&text, "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+                                         "      pipeline: ");
+  appendQuoted(&text, memoptStringBufferGet(&pipeline));
+  memoptStringBufferAppendCString(&text, ",\n      disable_threading: false,\n"
+                                         "      verify_each: false\n    }\n  }\n#-}\n");
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = memoptFileWriteOutput(driver->options.reproducerPath, text.data, text.length, &error);
+  if (!ok)
+    printError("%s", error.data);
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferDestroy(&text);
+  memoptStringBufferDestroy(&pipeline);
+  return ok;
+}
+
+/* What --mlir-diagnostic-verbosity-level, --mlir-disable-diagnostic-notes
+ * and --run-reproducer leave out of the diagnostics, as mlir-opt's
+ * DiagnosticFilter does. */
+typedef struct DiagnosticFilter {
+  MlirDiagnosticSeverity least; /* shows this severity and the graver ones */
+  bool dropNotes;
+  bool readsReproducer; /* the driver reads the mlir_reproducer resource itself */
+} DiagnosticFilter;
+
+static bool isReproducerWarning(MlirDiagnostic diagnostic) {
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  mlirDiagnosticPrint(diagnostic, memoptAppendToBuffer, &message);
+  bool is = strcmp(memoptStringBufferGet(&message),
+                   "ignoring unknown external resources for 'mlir_reproducer'") == 0;
+  memoptStringBufferDestroy(&message);
+  return is;
+}
+
+static MlirLogicalResult filterDiagnostic(MlirDiagnostic diagnostic, void *userData) {
+  const DiagnosticFilter *filter = userData;
+  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
+  bool drop = false;
+  if (severity == MlirDiagnosticNote)
+    drop = filter->dropNotes;
+  else if (severity == MlirDiagnosticWarning)
+    drop = filter->least == MlirDiagnosticError ||
+           (filter->readsReproducer && isReproducerWarning(diagnostic));
+  else if (severity == MlirDiagnosticRemark)
+    drop = filter->least != MlirDiagnosticRemark;
+  /* Success means handled: the handlers attached before never see it. */
+  return drop ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+}
+
+/* Writes what the output buffer holds so far to standard output, when that
+ * is the output: what a pass printed and flushed on LLVM's stream leaves with
+ * everything before it, as in mlir-opt. A file given with -o is written
+ * once, at the end, and only when all went well. */
+static bool flushStandardOutput(Driver *driver) {
+  if (strcmp(driver->options.outputPath, "-") != 0 || driver->output.length == 0)
+    return true;
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool written = memoptFileWriteOutput("-", memoptStringBufferGet(&driver->output),
+                                       driver->output.length, &error);
+  if (!written)
+    printError("%s", error.data);
+  memoptStringBufferDestroy(&error);
+  memoptStringBufferClear(&driver->output);
+  return written;
+}
+
+/* Runs the pipeline on `root`. On standard output, what the passes print
+ * there is captured into the output buffer, after what precedes this chunk
+ * and before its IR; without a capture the buffer is written first, which
+ * keeps that order. */
+static bool runPasses(Driver *driver, MlirPassManager passManager, MlirOperation root) {
+  bool toStdout = strcmp(driver->options.outputPath, "-") == 0;
+  OutputCapture capture;
+  bool capturing = toStdout && outputCaptureBegin(&capture);
+  bool flushed = capturing || flushStandardOutput(driver);
+  bool ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
+  if (capturing && outputCaptureEnd(&capture, &driver->output))
+    flushed = flushStandardOutput(driver);
+  return ok && flushed;
 }
 
 /* Creates the context one buffer is parsed in; NULL after reporting. */
@@ -109,6 +464,10 @@ static MlirContext createContext(const DriverOptions *options) {
     return context;
   }
   mlirContextEnableMultithreading(context, !options->disableThreading);
+  if (options->irdlPath && !loadIRDLFile(context, options->irdlPath)) {
+    mlirContextDestroy(context);
+    return (MlirContext){NULL};
+  }
   return context;
 }
 
@@ -118,49 +477,79 @@ static MlirContext createContext(const DriverOptions *options) {
  * `text` has the chunk's lines at the line numbers they have in the file;
  * its `length` bytes may hold NUL bytes, which the parser skips. */
 static bool processBuffer(Driver *driver, const char *text, size_t length) {
-  driver->context = createContext(&driver->options);
+  const DriverOptions *options = &driver->options;
+  driver->context = createContext(options);
   if (mlirContextIsNull(driver->context))
     return false;
   MemoptDiagnosticLog log;
   memoptDiagnosticLogAttach(&log, driver->context, driver->sourceName);
+  DiagnosticFilter filter = {
+      .least = strcmp(options->verbosityLevel, "errors") == 0     ? MlirDiagnosticError
+               : strcmp(options->verbosityLevel, "warnings") == 0 ? MlirDiagnosticWarning
+                                                                  : MlirDiagnosticRemark,
+      .dropNotes = options->disableDiagnosticNotes,
+      .readsReproducer = options->runReproducer};
+  /* As in mlir-opt, --verify-diagnostics sees every diagnostic. */
+  if (options->verifyDiagnostics)
+    filter = (DiagnosticFilter){.least = MlirDiagnosticRemark,
+                                .readsReproducer = options->runReproducer};
+  MlirDiagnosticHandlerID filterID =
+      mlirContextAttachDiagnosticHandler(driver->context, filterDiagnostic, &filter, NULL);
   bool ok = false;
-  MlirModule module =
-      memoptParseModule(driver->context, mlirStringRefCreate(text, length), driver->sourceName);
-  if (!mlirModuleIsNull(module)) {
-    MlirOperation root = mlirModuleGetOperation(module);
-    if (mlirLogicalResultIsSuccess(memoptVerifyOps(root))) {
-      if (driver->report)
-        memoryReportRecordInput(driver->report, root);
-      MlirPassManager passManager = createPassManager(driver);
-      /* The pipeline was checked before any input was read. */
-      ok = !mlirPassManagerIsNull(passManager) &&
-           mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, root));
-      if (!mlirPassManagerIsNull(passManager))
-        mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
-      if (ok)
-        printModule(driver, module);
-      if (ok && driver->report)
-        memoryReportRecordOutput(driver->report, root);
+  MlirStringRef source = mlirStringRefCreate(text, length);
+  MlirOperation root =
+      options->noImplicitModule
+          ? memoptParseOperation(driver->context, source, driver->sourceName)
+          : mlirModuleGetOperation(memoptParseModule(driver->context, source, driver->sourceName));
+  Reproducer reproducer = {0};
+  if (!mlirOperationIsNull(root) &&
+      (!options->runReproducer ||
+       mlirLogicalResultIsSuccess(
+           reproducerRead(driver->context, source, driver->sourceName, &reproducer))) &&
+      mlirLogicalResultIsSuccess(memoptVerifyOps(root)) &&
+      (!options->verifyRoundtrip || verifyRoundTrips(driver, root))) {
+    if (driver->report)
+      memoryReportRecordInput(driver->report, root);
+    if (reproducer.hasDisableThreading)
+      mlirContextEnableMultithreading(driver->context, !reproducer.disableThreading);
+    MlirPassManager passManager =
+        createPassManager(driver, mlirIdentifierStr(mlirOperationGetName(root)),
+                          reproducer.pipeline, true);
+    if (!mlirPassManagerIsNull(passManager)) {
+      if (reproducer.hasVerifyEach)
+        mlirPassManagerEnableVerifier(passManager, reproducer.verifyEach);
+      if (options->dumpPassPipeline)
+        dumpPassPipeline(passManager);
+      ok = runPasses(driver, passManager, root);
+      if (ok && options->reproducerPath)
+        ok = writeReproducer(driver, passManager, root);
+      mlirPassManagerDestroy(passManager); /* prints --mlir-timing */
     }
-    mlirModuleDestroy(module);
+    if (ok)
+      ok = printRoot(driver, root);
+    if (ok && driver->report)
+      memoryReportRecordOutput(driver->report, root);
   }
+  reproducerDestroy(&reproducer);
+  if (!mlirOperationIsNull(root))
+    mlirOperationDestroy(root);
+  mlirContextDetachDiagnosticHandler(driver->context, filterID);
   memoptDiagnosticLogDetach(&log);
   mlirContextDestroy(driver->context);
   driver->context = (MlirContext){NULL};
   memoptDiagnosticLogSort(&log);
   if (driver->report)
     memoryReportAddDiagnostics(driver->report, &log);
-  bool verified = true;
   MemoptStringBuffer report = memoptStringBufferCreate();
-  if (driver->options.verifyDiagnostics)
-    verified = memoptVerifyDiagnostics(text, driver->sourceName, &log, &report);
+  if (driver->verifier)
+    memoptDiagnosticVerifierCheck(driver->verifier, &log, &report);
   else
     memoptDiagnosticLogFormat(&log, driver->input, &report);
   fputs(memoptStringBufferGet(&report), stderr);
   memoptStringBufferDestroy(&report);
   memoptDiagnosticLogDestroy(&log);
-  /* With --verify-diagnostics a run succeeds when the diagnostics were as expected. */
-  return driver->options.verifyDiagnostics ? verified : ok;
+  /* With --verify-diagnostics the verifier alone decides, once all is read. */
+  return driver->verifier ? true : ok;
 }
 
 /* The pipeline as the command line gives it, for the memory report. */
@@ -184,19 +573,6 @@ static bool writeReports(const Driver *driver, MemoptStringBuffer *error) {
           memoryReportWriteTimeline(driver->report, options->timelinePath, error));
 }
 
-/* Writes what the output buffer holds so far when the output is standard
- * output, so that it keeps its place beside what passes print there
- * (transform.print writes and flushes LLVM's stream on the same file). A
- * file given with -o is written once, at the end, and only when all went well. */
-static bool flushStandardOutput(Driver *driver, MemoptStringBuffer *error) {
-  if (strcmp(driver->options.outputPath, "-") != 0 || driver->output.length == 0)
-    return true;
-  bool written = memoptFileWriteOutput("-", memoptStringBufferGet(&driver->output),
-                                       driver->output.length, error);
-  memoptStringBufferClear(&driver->output);
-  return written;
-}
-
 /* Reports a near miss with the split marker as mlir-opt does: a warning at
  * `at`, with its source line and a caret. */
 static void warnNearMiss(const Driver *driver, const char *input, const char *inputEnd,
@@ -216,98 +592,22 @@ static void warnNearMiss(const Driver *driver, const char *input, const char *in
           lineStart, (int)(at - lineStart), "");
 }
 
-/* Runs one chunk, [begin, end) of the input, with its lines and columns where
- * they are in the file: it is preceded by as many newlines as lines before
- * it and as many spaces as columns before it on its first line. */
-static bool processChunk(Driver *driver, const char *input, const char *begin, const char *end) {
-  MemoptStringBuffer text = memoptStringBufferCreate();
-  const char *lineStart = input;
-  for (const char *p = input; p < begin; ++p)
-    if (*p == '\n') {
-      memoptStringBufferAppend(&text, "\n", 1);
-      lineStart = p + 1;
-    }
-  for (const char *p = lineStart; p < begin; ++p)
-    memoptStringBufferAppend(&text, " ", 1);
-  memoptStringBufferAppend(&text, begin, (size_t)(end - begin));
-  bool ok = processBuffer(driver, memoptStringBufferGet(&text), text.length);
-  memoptStringBufferDestroy(&text);
-  return ok;
-}
-
-/* Returns the first occurrence of `needle` in [from, end), or NULL. */
-static const char *findText(const char *from, const char *end, const char *needle,
-                            size_t needleLength) {
-  for (const char *p = from; (size_t)(end - p) >= needleLength; ++p) {
-    p = memchr(p, needle[0], (size_t)(end - p) - needleLength + 1);
-    if (!p)
-      return NULL;
-    if (memcmp(p, needle, needleLength) == 0)
-      return p;
-  }
-  return NULL;
-}
-
-/* Splits the input where the marker occurs and runs every chunk, as mlir-opt
- * 22 does (splitAndProcessBuffer): the input is cut at every occurrence of
- * the marker less its last two characters; an occurrence followed by those
- * two characters (and not by '0') ends a chunk, even after other text on its
- * line; any other is a near miss, reported as a warning and left in the
- * chunk. An empty chunk is not run, and outputs are joined by the output
- * marker. */
-static bool processSplit(Driver *driver, const char *input, size_t inputLength,
-                         MemoptStringBuffer *error) {
-  const char *marker = driver->options.splitMarker;
-  size_t markerLength = strlen(marker);
-  enum { CheckLength = 2 };
-  size_t prefixLength = markerLength - CheckLength;
-  const char *inputEnd = input + inputLength;
-  /* The chunk being extended: [chunk, chunkEnd); empty at first. */
-  const char *chunk = input, *chunkEnd = input;
-  const char **chunks = NULL, **chunkEnds = NULL;
-  size_t chunkCount = 0, chunkCapacity = 0, endCapacity = 0;
-  for (const char *piece = input;;) {
-    const char *found = findText(piece, inputEnd, marker, prefixLength);
-    const char *pieceEnd = found ? found : inputEnd;
-    size_t pieceLength = (size_t)(pieceEnd - piece);
-    if (chunkEnd == chunk) {
-      chunk = piece;
-      chunkEnd = pieceEnd;
-    } else if (pieceLength > CheckLength &&
-               memcmp(piece, marker + prefixLength, CheckLength) == 0 &&
-               piece[CheckLength] != '0') {
-      chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
-      chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
-      chunks[chunkCount] = chunk;
-      chunkEnds[chunkCount++] = chunkEnd;
-      chunk = piece + CheckLength;
-      chunkEnd = pieceEnd;
-    } else {
-      warnNearMiss(driver, input, inputEnd, piece);
-      chunkEnd = pieceEnd;
-    }
-    if (!found)
-      break;
-    piece = found + prefixLength;
-  }
-  if (chunkEnd != chunk) {
-    chunks = memoptGrowArray(chunks, &chunkCapacity, chunkCount + 1, sizeof *chunks);
-    chunkEnds = memoptGrowArray(chunkEnds, &endCapacity, chunkCount + 1, sizeof *chunkEnds);
-    chunks[chunkCount] = chunk;
-    chunkEnds[chunkCount++] = chunkEnd;
-  }
+/* Runs every chunk of the input as a file of its own, after reporting the
+ * near misses with the marker; outputs are joined by the output marker. */
+static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
+  SplitInput split = splitInputCreate(input, inputLength, driver->options.splitMarker);
+  for (size_t i = 0; i < split.nearMissCount; ++i)
+    warnNearMiss(driver, input, input + inputLength, split.nearMisses[i]);
   bool ok = true;
-  for (size_t i = 0; i < chunkCount; ++i) {
+  for (size_t i = 0; i < split.chunkCount; ++i) {
     if (i)
       memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
-    if (!flushStandardOutput(driver, error)) {
-      ok = false;
-      break;
-    }
-    ok = processChunk(driver, input, chunks[i], chunkEnds[i]) && ok;
+    MemoptStringBuffer text = memoptStringBufferCreate();
+    splitChunkAppendInPlace(input, split.chunks[i], &text);
+    ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
+    memoptStringBufferDestroy(&text);
   }
-  free(chunks);
-  free(chunkEnds);
+  splitInputDestroy(&split);
   return ok;
 }
 
@@ -339,9 +639,11 @@ int main(int argc, char **argv) {
   memset(&driver, 0, sizeof driver);
   memoptRegisterAllPasses();
   MemoptStringBuffer error = memoptStringBufferCreate();
-  if (!driverOptionsParse(argc, argv, &driver.options, &error)) {
+  DriverParseResult parsed = driverOptionsParse(argc, argv, &driver.options, &error);
+  if (parsed != DriverParseOk) {
     printError("%s", error.data);
-    fprintf(stderr, "Run 'memopt-opt --help' for the list of options and passes.\n");
+    if (parsed == DriverParseBadFlag)
+      fprintf(stderr, "Run 'memopt-opt --help' for the list of options and passes.\n");
     memoptStringBufferDestroy(&error);
     driverOptionsDestroy(&driver.options);
     return 1;
@@ -366,16 +668,21 @@ int main(int argc, char **argv) {
   }
 
   mlirRegisterAllPasses();
-  /* Reject a bad pipeline before reading any input, as mlir-opt does. */
+  /* Reject a bad pipeline before reading any input, as mlir-opt does;
+   * without the implicit module its anchor is the input's top-level op. */
   driver.context = createContext(&driver.options);
   if (mlirContextIsNull(driver.context)) {
     status = 1;
     goto done;
   }
-  MlirPassManager check = createPassManager(&driver);
-  bool pipelineValid = !mlirPassManagerIsNull(check);
-  if (pipelineValid)
-    mlirPassManagerDestroy(check);
+  bool pipelineValid = true;
+  if (!driver.options.noImplicitModule) {
+    MlirPassManager check = createPassManager(
+        &driver, mlirStringRefCreateFromCString("builtin.module"), NULL, false);
+    pipelineValid = !mlirPassManagerIsNull(check);
+    if (pipelineValid)
+      mlirPassManagerDestroy(check);
+  }
   mlirContextDestroy(driver.context);
   driver.context = (MlirContext){NULL};
   if (!pipelineValid) {
@@ -400,8 +707,23 @@ int main(int argc, char **argv) {
   }
   const char *text = memoptStringBufferGet(&input);
   driver.input = mlirStringRefCreate(text, input.length);
-  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length, &error)
+  MemoptVerifyLevel level;
+  MemoptStringBuffer verifierReport = memoptStringBufferCreate();
+  if (driver.options.verifyDiagnostics &&
+      memoptVerifyLevelParse(driver.options.verifyDiagnostics, &level)) {
+    driver.verifier = memoptDiagnosticVerifierCreate(driver.input, driver.sourceName, level,
+                                                     &verifierReport);
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+    memoptStringBufferClear(&verifierReport);
+  }
+  bool ok = driver.options.splitMarker ? processSplit(&driver, text, input.length)
                                        : processBuffer(&driver, text, input.length);
+  if (driver.verifier) {
+    /* The chunks' own results only tell whether the output could be written. */
+    ok = memoptDiagnosticVerifierFinish(driver.verifier, &verifierReport) && ok;
+    fputs(memoptStringBufferGet(&verifierReport), stderr);
+  }
+  memoptStringBufferDestroy(&verifierReport);
   memoptStringBufferDestroy(&input);
   /* A failed run writes no file (-o never leaves a partial one); on standard
    * output the chunks that succeeded still appear, as with mlir-opt. */

@@ -28,7 +28,10 @@ typedef struct HarnessOptions {
   long long dim;            /* size of every dynamic dimension; -1 when not given */
   long long limitBytes;     /* --limit-bytes: memopt_rt's eviction limit; 0 when not given */
   long long timeoutSeconds; /* --timeout: longest subprocess run; 0 for no limit */
-  double tolerance;         /* relative, on sum and abs_sum */
+  long long ranks;          /* --ranks: MPI processes; 0 when not given */
+  const char *mpirun;       /* --mpirun: MPICH's launcher; NULL: mpirun.mpich on PATH */
+  const char *mpiLibrary;   /* --mpi-library: MPICH's shared library; NULL: the one found at build time */
+  double tolerance;         /* relative, on sum and abs_sum (with --ranks: on every element) */
   bool compare;
   bool fillElided;
   bool printOutputs;
@@ -99,12 +102,17 @@ bool harnessElementIsFloat(HarnessElement element);
  * The wrapper (Wrapper.c)
  *===------------------------------------------------------------------===*/
 
+struct HarnessShardPlan;
+
 /// How the wrapper drives the entry.
 typedef struct HarnessWrapperSpec {
   long long runs;
   long long seed;
   long long dim;      /* -1: dynamic dimensions are an error */
   bool printOutputs;
+  /* Not NULL: the entry is partitioned by this plan; the wrapper starts and
+   * ends MPI, and each rank generates its slice of the global inputs. */
+  const struct HarnessShardPlan *shards;
 } HarnessWrapperSpec;
 
 /// Adds to `module` a public function that creates the entry's inputs, times
@@ -147,8 +155,12 @@ const char *harnessLoweringPipeline(void);
 
 /// Lowers `module` in place to the LLVM dialect (the upstream passes must be
 /// registered: mlirRegisterAllPasses); false with `error` (the caller collects
-/// diagnostics through the context).
-bool harnessLower(MlirModule module, MemoptStringBuffer *error);
+/// diagnostics through the context). With `mpi`, shard ops are lowered to the
+/// mpi dialect for MPICH first, and the module is left as mlir-runner parses it.
+bool harnessLower(MlirModule module, bool mpi, MemoptStringBuffer *error);
+
+/// Runs the textual pass pipeline `pipeline` on `module`; false with `error`.
+bool harnessRunPipeline(MlirModule module, const char *pipeline, MemoptStringBuffer *error);
 
 /// Writes `op` in textual form to `path`; false with `error`.
 bool harnessWriteOperation(MlirOperation op, const char *path, MemoptStringBuffer *error);
@@ -278,5 +290,108 @@ typedef enum HarnessVerdict {
 /// Appends the reason for any verdict but bit-identical to `why`.
 HarnessVerdict harnessOutputCompare(const HarnessOutput *a, const HarnessOutput *b,
                                     double tolerance, MemoptStringBuffer *why);
+
+/*===------------------------------------------------------------------===*
+ * Running on MPI ranks (Ranks.c)
+ *===------------------------------------------------------------------===*/
+
+/// How one argument or result of the entry is split over the grid.
+typedef struct HarnessShardedValue {
+  intptr_t rank;        /* of the tensor; 0 for a scalar */
+  int64_t *globalShape; /* rank extents */
+  int64_t *localShape;  /* rank extents: one rank's slice */
+  int64_t *splitAxes;   /* rank rows of gridRank grid axes each, -1 padded */
+} HarnessShardedValue;
+
+/// The grid the entry runs on and the slices of its arguments and results.
+typedef struct HarnessShardPlan {
+  char *gridName;
+  intptr_t gridRank;
+  int64_t *gridShape;
+  int64_t devices;
+  HarnessShardedValue *arguments;
+  size_t argumentCount;
+  HarnessShardedValue *results;
+  size_t resultCount;
+} HarnessShardPlan;
+
+/// Reads the plan from `entry` after sharding-propagation: the one grid its
+/// shard ops use (with exactly `ranks` devices) and the shardings of its
+/// arguments and results (static, evenly divisible). Emits the reason at the
+/// offending op and returns false with `error`. Release with harnessShardPlanDestroy.
+bool harnessShardPlanRead(MlirModule module, const HarnessEntry *entry, long long ranks,
+                          HarnessShardPlan *plan, MemoptStringBuffer *error);
+
+/// Checks that the partitioned `entry` has the slice types the plan expects.
+bool harnessShardPlanCheckPartitioned(const HarnessShardPlan *plan, const HarnessEntry *entry,
+                                      MemoptStringBuffer *error);
+
+/// Frees what `plan` owns.
+void harnessShardPlanDestroy(HarnessShardPlan *plan);
+
+/// Writes to `offsets` (value->rank entries) where rank `rank`'s slice of `value` starts.
+void harnessShardOffsets(const HarnessShardPlan *plan, const HarnessShardedValue *value,
+                         int64_t rank, int64_t *offsets);
+
+/// Removes every shard.shard, shard.sharding and shard.grid op of `module`:
+/// the single-device program. False (with an error at the op) when the module
+/// holds another shard op.
+bool harnessShardAnnotationsStrip(MlirModule module, MemoptStringBuffer *error);
+
+/// Reads `count` numbers from memopt_rt's printed values; false when there
+/// are fewer or more.
+bool harnessValuesParse(const char *text, int64_t count, double *values);
+
+/// Returns the largest difference between `slice` (localShape, at `offsets`
+/// of the global tensor) and the same elements of `reference` (globalShape),
+/// relative to the largest magnitude of `reference`; the worst element's local
+/// index goes to `worstIndex`. Infinite when non-finite values differ.
+double harnessSliceMaxRelativeError(const double *reference, const int64_t *globalShape,
+                                    const double *slice, const int64_t *localShape,
+                                    const int64_t *offsets, intptr_t rank, int64_t *worstIndex);
+
+/*===------------------------------------------------------------------===*
+ * One invocation and its variants
+ *===------------------------------------------------------------------===*/
+
+/* Everything one invocation works with. */
+typedef struct Harness {
+  HarnessOptions options;
+  HarnessWorkDir workDir;
+  char *toolDir; /* where memopt-run lives; memopt-opt is beside it, memopt_rt in ../lib */
+  MlirContext context;
+} Harness;
+
+/* One model text taken through the whole harness. */
+typedef struct Variant {
+  const char *label;     /* "baseline" or "candidate": names its intermediate files */
+  const char *modelPath;
+  const char *pipeline;  /* NULL: the model as it is */
+  char *entryName;
+  char *signature;       /* the entry's function type, to check both variants share inputs */
+  HarnessValueType *results; /* owned copies of spellings only (see rememberEntry) */
+  size_t resultCount;
+  char *llvmPath;            /* the lowered module */
+  char *wrapperName;         /* the function mlir-runner starts */
+  HarnessMeasurement measurement;
+  /* --ranks: the reference drops the shard annotations; the ranked variant
+   * is partitioned by `plan` and measured once per rank. */
+  bool stripShards;
+  long long ranks;
+  HarnessShardPlan plan;
+  HarnessMeasurement *rankMeasurements;
+} Variant;
+
+/// Prints one variant's report on standard output.
+void harnessPrintSingle(const Harness *harness, const Variant *variant);
+
+/// Prints the --compare report of two variants; returns false when their
+/// outputs differ beyond the tolerance.
+bool harnessPrintComparison(const Harness *harness, const Variant *baseline, const Variant *candidate);
+
+/// Prints the --ranks report: every rank's slice of every output against the
+/// single-device run, and every rank's peak; returns false when an output
+/// differs beyond the tolerance.
+bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const Variant *ranked);
 
 #endif /* MEMOPT_TOOLS_MEMOPT_RUN_HARNESS_H */

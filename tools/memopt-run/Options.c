@@ -35,6 +35,12 @@ static const OptionInfo optionTable[] = {
     {"timeout", IntegerOption, "SECONDS",
      "stop a lowering or a program run that takes longer (default: no limit)"},
     {"print-outputs", FlagOption, NULL, "print the values of every result"},
+    {"ranks", IntegerOption, "N",
+     "partition the model's shard ops over N MPI ranks, run it with MPICH and compare every "
+     "rank's results with the single-device run"},
+    {"mpirun", StringOption, "PATH", "with --ranks: MPICH's launcher (default: mpirun.mpich on PATH)"},
+    {"mpi-library", StringOption, "PATH",
+     "with --ranks: MPICH's shared library (default: the libmpich.so found at build time)"},
     {"help", FlagOption, NULL, "show this help"},
 };
 
@@ -102,6 +108,8 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
       options->limitBytes = number;
     else if (strcmp(name, "timeout") == 0)
       options->timeoutSeconds = number;
+    else if (strcmp(name, "ranks") == 0)
+      options->ranks = number;
     else
       options->dim = number;
     return true;
@@ -123,6 +131,10 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
     options->pipeline = value;
   else if (strcmp(name, "against") == 0)
     options->againstPath = value;
+  else if (strcmp(name, "mpirun") == 0)
+    options->mpirun = value;
+  else if (strcmp(name, "mpi-library") == 0)
+    options->mpiLibrary = value;
   else
     options->keepDir = value;
   return true;
@@ -191,6 +203,16 @@ bool harnessOptionsParse(int argc, char **argv, HarnessOptions *options, MemoptS
   }
   if (options->compare && !options->pipeline && !options->againstPath) {
     memoptStringBufferAppendCString(error, "'--compare' needs '--pipeline' or '--against'");
+    return false;
+  }
+  if (options->ranks && options->compare) {
+    memoptStringBufferAppendCString(error, "'--ranks' compares with the single-device run itself; "
+                                           "it does not combine with '--compare'");
+    return false;
+  }
+  if ((options->mpirun || options->mpiLibrary) && !options->ranks) {
+    memoptStringBufferAppendFormat(error, "'--%s' is only meaningful with '--ranks'",
+                                   options->mpirun ? "mpirun" : "mpi-library");
     return false;
   }
   if (options->againstPath && !options->compare) {

@@ -163,7 +163,8 @@ static int waitWithTimeout(pid_t child, long long timeoutSeconds, bool *timedOut
     bool expired = timeoutSeconds > 0 && monotonicSeconds() >= deadline;
     if (expired || stopSignal) {
       *timedOut = expired;
-      kill(child, SIGKILL);
+      /* The whole group: mpirun.mpich's ranks go with it. */
+      kill(-child, SIGKILL);
       while (waitpid(child, &waitStatus, 0) < 0 && errno == EINTR)
         ;
       return waitStatus;
@@ -190,10 +191,17 @@ bool harnessRunProcess(char *const argv[], char *const extraEnvironment[], const
                                    O_WRONLY | O_CREAT | O_TRUNC, 0666);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrPath,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  /* In a process group of its own, so that a stop kills what it started too
+   * (the ranks mpirun.mpich starts). */
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t child;
   char **environment = environmentWith(extraEnvironment);
-  int status = posix_spawn(&child, argv[0], &actions, NULL, argv, environment);
+  int status = posix_spawn(&child, argv[0], &actions, &attributes, argv, environment);
   free(environment);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (status != 0) {
     memoptStringBufferAppendFormat(error, "cannot run '%s': %s", argv[0], strerror(status));

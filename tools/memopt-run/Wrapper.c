@@ -156,7 +156,60 @@ static void appendElementValue(MemoptStringBuffer *out, const HarnessValueType *
                                    indent, e, indent, e);
 }
 
-/* Defines %argN: a tensor filled element by element, or a scalar constant. */
+/* Appends the name of the rank's coordinate along grid axis `axis`. */
+static void appendCoordinate(MemoptStringBuffer *out, const HarnessShardPlan *plan, int64_t axis) {
+  if (plan->gridRank == 1)
+    memoptStringBufferAppendCString(out, "%coord");
+  else
+    memoptStringBufferAppendFormat(out, "%%coord#%lld", (long long)axis);
+}
+
+/* Defines %argA_offD, where this rank's slice of argument A starts along
+ * each split dimension D: the slice number, row-major over the grid axes D
+ * is split over, times the slice's extent (harnessShardOffsets computes the
+ * same on the host). */
+static void appendSliceOffsets(MemoptStringBuffer *out, const HarnessShardPlan *plan,
+                               size_t argument) {
+  const HarnessShardedValue *value = &plan->arguments[argument];
+  for (intptr_t d = 0; d < value->rank; ++d) {
+    MemoptStringBuffer slice = memoptStringBufferCreate();
+    for (intptr_t k = 0; k < plan->gridRank; ++k) {
+      int64_t axis = value->splitAxes[d * plan->gridRank + k];
+      if (axis < 0)
+        continue;
+      if (k == 0) {
+        appendCoordinate(&slice, plan, axis);
+        continue;
+      }
+      memoptStringBufferAppendFormat(out,
+                                     "    %%arg%zu_n%zd_%zd = arith.constant %lld : index\n"
+                                     "    %%arg%zu_m%zd_%zd = arith.muli %s, %%arg%zu_n%zd_%zd : index\n"
+                                     "    %%arg%zu_s%zd_%zd = arith.addi %%arg%zu_m%zd_%zd, ",
+                                     argument, d, k, (long long)plan->gridShape[axis], argument, d,
+                                     k, slice.data, argument, d, k, argument, d, k, argument, d, k);
+      appendCoordinate(out, plan, axis);
+      memoptStringBufferAppendCString(out, " : index\n");
+      memoptStringBufferClear(&slice);
+      memoptStringBufferAppendFormat(&slice, "%%arg%zu_s%zd_%zd", argument, d, k);
+    }
+    if (slice.length)
+      memoptStringBufferAppendFormat(out,
+                                     "    %%arg%zu_extent%zd = arith.constant %lld : index\n"
+                                     "    %%arg%zu_off%zd = arith.muli %s, %%arg%zu_extent%zd : index\n",
+                                     argument, d, (long long)value->localShape[d], argument, d,
+                                     slice.data, argument, d);
+    memoptStringBufferDestroy(&slice);
+  }
+}
+
+/* Whether dimension `d` of argument `argument` is split (has an offset). */
+static bool isSplit(const HarnessShardPlan *plan, size_t argument, intptr_t d) {
+  return plan && plan->arguments[argument].splitAxes[d * plan->gridRank] >= 0;
+}
+
+/* Defines %argN: a tensor filled element by element, or a scalar constant.
+ * On ranks, element i of the slice takes the value of element offset + i
+ * of the global tensor. */
 static void appendInput(MemoptStringBuffer *out, const HarnessValueType *value, size_t argument,
                         const HarnessWrapperSpec *spec) {
   const char *e = value->elementSpelling;
@@ -213,18 +266,27 @@ static void appendInput(MemoptStringBuffer *out, const HarnessValueType *value, 
 
   /* Row-major linear index by Horner's rule: ((i0 * n1 + i1) * n2 + i2) ... */
   const char *indent = "      ";
+  const HarnessShardPlan *plan = spec->shards;
   MemoptStringBuffer linear = memoptStringBufferCreate();
   if (value->rank == 0) {
     memoptStringBufferAppendFormat(out, "%s%%zero = arith.constant 0 : index\n", indent);
     memoptStringBufferAppendCString(&linear, "%zero");
   }
   for (intptr_t d = 0; d < value->rank; ++d) {
-    memoptStringBufferAppendFormat(out, "%s%%i%zd = linalg.index %zd : index\n", indent, d, d);
+    if (isSplit(plan, argument, d))
+      memoptStringBufferAppendFormat(out,
+                                     "%s%%local%zd = linalg.index %zd : index\n"
+                                     "%s%%i%zd = arith.addi %%local%zd, %%arg%zu_off%zd : index\n",
+                                     indent, d, d, indent, d, d, argument, d);
+    else
+      memoptStringBufferAppendFormat(out, "%s%%i%zd = linalg.index %zd : index\n", indent, d, d);
     if (d == 0) {
       memoptStringBufferAppendCString(&linear, "%i0");
       continue;
     }
-    int64_t extent = value->shape[d] == mlirShapedTypeGetDynamicSize() ? spec->dim : value->shape[d];
+    int64_t extent = plan ? plan->arguments[argument].globalShape[d]
+                     : value->shape[d] == mlirShapedTypeGetDynamicSize() ? spec->dim
+                                                                           : value->shape[d];
     memoptStringBufferAppendFormat(out,
                                    "%s%%n%zd = arith.constant %lld : index\n"
                                    "%s%%rows%zd = arith.muli %s, %%n%zd : index\n"
@@ -348,14 +410,37 @@ static void appendRuntimeDeclarations(MemoptStringBuffer *out, const HarnessEntr
 
 static char *generateWrapperText(const HarnessEntry *entry, const char *wrapperName,
                                  const HarnessWrapperSpec *spec) {
+  const HarnessShardPlan *plan = spec->shards;
   MemoptStringBuffer out = memoptStringBufferCreate();
   memoptStringBufferAppendCString(&out, "module {\n  // Stands for the model's entry while parsing.\n"
                                         "  func.func private ");
   appendSymbol(&out, entry->name);
   appendFunctionType(&out, entry);
   memoptStringBufferAppendCString(&out, "\n");
+  if (plan) {
+    memoptStringBufferAppendCString(&out, "  // Stands for the model's grid while parsing.\n  shard.grid ");
+    appendSymbol(&out, plan->gridName);
+    memoptStringBufferAppendCString(&out, "(shape = ");
+    for (intptr_t a = 0; a < plan->gridRank; ++a)
+      memoptStringBufferAppendFormat(&out, "%s%lld", a ? "x" : "", (long long)plan->gridShape[a]);
+    memoptStringBufferAppendCString(&out, ")\n");
+  }
   appendRuntimeDeclarations(&out, entry, spec->printOutputs);
   memoptStringBufferAppendFormat(&out, "  func.func @%s() {\n", wrapperName);
+  if (plan) {
+    /* The rank's place in the grid, as convert-shard-to-mpi computes it. */
+    memoptStringBufferAppendCString(&out, "    %mpi_init = mpi.init : !mpi.retval\n    %coord");
+    if (plan->gridRank > 1)
+      memoptStringBufferAppendFormat(&out, ":%zd", plan->gridRank);
+    memoptStringBufferAppendCString(&out, " = shard.process_multi_index on ");
+    appendSymbol(&out, plan->gridName);
+    memoptStringBufferAppendCString(&out, " axes = [] : ");
+    for (intptr_t a = 0; a < plan->gridRank; ++a)
+      memoptStringBufferAppendCString(&out, a ? ", index" : "index");
+    memoptStringBufferAppendCString(&out, "\n");
+    for (size_t i = 0; i < entry->argumentCount; ++i)
+      appendSliceOffsets(&out, plan, i);
+  }
   for (size_t i = 0; i < entry->argumentCount; ++i)
     appendInput(&out, &entry->arguments[i], i, spec);
   if (spec->runs > 1) {
@@ -371,6 +456,8 @@ static char *generateWrapperText(const HarnessEntry *entry, const char *wrapperN
   appendEntryCall(&out, entry, "result", "    ");
   for (size_t i = 0; i < entry->resultCount; ++i)
     appendOutput(&out, entry, i, spec->printOutputs);
+  if (plan)
+    memoptStringBufferAppendCString(&out, "    %mpi_finalize = mpi.finalize : !mpi.retval\n");
   memoptStringBufferAppendCString(&out, "    return\n  }\n}\n");
   return memoptStringBufferRelease(&out);
 }
@@ -404,7 +491,9 @@ static bool mergeWrapper(MlirModule module, MlirModule wrapper, const HarnessEnt
     MlirOperation next = mlirOperationGetNextInBlock(op);
     MlirStringRef name = symbolName(op);
     MlirOperation existing = mlirSymbolTableLookup(symbols, name);
-    bool isEntryStandIn = mlirStringRefEqual(name, mlirStringRefCreateFromCString(entry->name));
+    /* The entry and the grid (on ranks) are the model's; the wrapper's are stand-ins. */
+    bool isEntryStandIn = mlirStringRefEqual(name, mlirStringRefCreateFromCString(entry->name)) ||
+                          memoptOperationIsA(op, "shard.grid");
     if (!isEntryStandIn && !mlirOperationIsNull(existing)) {
       MlirAttribute ours = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("function_type"));
       MlirAttribute theirs =

@@ -11,33 +11,15 @@
 
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/RegisterEverything.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Everything one invocation works with. */
-typedef struct Harness {
-  HarnessOptions options;
-  HarnessWorkDir workDir;
-  char *toolDir; /* where memopt-run lives; memopt-opt is beside it, memopt_rt in ../lib */
-  MlirContext context;
-} Harness;
-
-/* One model text taken through the whole harness. */
-typedef struct Variant {
-  const char *label;     /* "baseline" or "candidate": names its intermediate files */
-  const char *modelPath;
-  const char *pipeline;  /* NULL: the model as it is */
-  char *entryName;
-  char *signature;       /* the entry's function type, to check both variants share inputs */
-  HarnessValueType *results; /* owned copies of spellings only (see rememberEntry) */
-  size_t resultCount;
-  char *llvmPath;            /* the lowered module */
-  char *wrapperName;         /* the function mlir-runner starts */
-  HarnessMeasurement measurement;
-} Variant;
 
 static void printError(const char *message) {
   fprintf(stderr, "memopt-run: error: %s\n", message);
@@ -209,6 +191,146 @@ static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *erro
   return ok;
 }
 
+/* Returns the path of the variant's intermediate file `suffix` (caller frees). */
+static char *variantFile(const Harness *harness, const Variant *variant, const char *suffix) {
+  MemoptStringBuffer name = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&name, "%s.%s", variant->label, suffix);
+  char *path = harnessWorkDirFile(&harness->workDir, name.data);
+  memoptStringBufferDestroy(&name);
+  return path;
+}
+
+/* Finds `name` in the directories of $PATH, or takes `given` as it is;
+ * returns the path (caller frees) or NULL with `error`. */
+static char *findExecutable(const char *given, const char *name, MemoptStringBuffer *error) {
+  if (given) {
+    if (access(given, X_OK) == 0)
+      return memoptStrndup(given, strlen(given));
+    memoptStringBufferAppendFormat(error, "--mpirun=%s is not an executable file", given);
+    return NULL;
+  }
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : ""; *p;) {
+    const char *colon = strchr(p, ':');
+    size_t length = colon ? (size_t)(colon - p) : strlen(p);
+    MemoptStringBuffer candidate = memoptStringBufferCreate();
+    memoptStringBufferAppendFormat(&candidate, "%.*s/%s", (int)length, p, name);
+    if (length && access(candidate.data, X_OK) == 0)
+      return memoptStringBufferRelease(&candidate);
+    memoptStringBufferDestroy(&candidate);
+    p += length + (colon != NULL);
+  }
+  memoptStringBufferAppendFormat(error,
+                                 "--ranks needs MPICH's launcher '%s', which is not on PATH "
+                                 "(utils/install-deps.sh installs mpich; --mpirun=PATH names another)",
+                                 name);
+  return NULL;
+}
+
+/* MPICH's library: --mpi-library or the one CMake found; NULL with `error`
+ * when there is none or it is not readable. */
+static const char *findMpiLibrary(const char *given, MemoptStringBuffer *error) {
+  const char *library = given ? given : MEMOPT_MPICH_LIBRARY;
+  if (!*library) {
+    memoptStringBufferAppendCString(error, "--ranks needs MPICH's libmpich.so, which was not found "
+                                           "when memopt was built (utils/install-deps.sh installs "
+                                           "libmpich-dev; --mpi-library=PATH names one)");
+    return NULL;
+  }
+  if (access(library, R_OK) != 0) {
+    memoptStringBufferAppendFormat(error, "MPICH's library '%s' cannot be read: %s", library,
+                                   strerror(errno));
+    return NULL;
+  }
+  return library;
+}
+
+/* Runs the lowered program on the variant's ranks with MPICH and reads each
+ * rank's memopt_rt report from its own file. */
+static bool executeRanks(Harness *harness, Variant *variant, const char *mpirun, const char *library,
+                         MemoptStringBuffer *error) {
+  char *prefix = variantFile(harness, variant, "rank");
+  char *stdoutPath = variantFile(harness, variant, "mpirun.stdout");
+  char *stderrPath = variantFile(harness, variant, "mpirun.stderr");
+  MemoptStringBuffer count = memoptStringBufferCreate(), runnerUtils = memoptStringBufferCreate(),
+                     cRunnerUtils = memoptStringBufferCreate(), runtime = memoptStringBufferCreate(),
+                     mpich = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&count, "%lld", variant->ranks);
+  memoptStringBufferAppendCString(&runnerUtils,
+                                  "-shared-libs=" MEMOPT_LLVM_LIB_DIR "/libmlir_runner_utils.so");
+  memoptStringBufferAppendCString(&cRunnerUtils,
+                                  "-shared-libs=" MEMOPT_LLVM_LIB_DIR "/libmlir_c_runner_utils.so");
+  memoptStringBufferAppendFormat(&runtime, "-shared-libs=%s/../lib/libmemopt_rt.so", harness->toolDir);
+  memoptStringBufferAppendFormat(&mpich, "-shared-libs=%s", library);
+  /* Each rank's output goes to its own files, named by the rank MPICH's
+   * launcher gives it in PMI_RANK: no interleaving, and every report whole. */
+  char *argv[] = {(char *)mpirun, "-np", count.data, "/bin/sh", "-c",
+                  "exec \"$@\" >\"$0.$PMI_RANK.stdout\" 2>\"$0.$PMI_RANK.stderr\"", prefix,
+                  MEMOPT_LLVM_BIN_DIR "/mlir-runner", variant->llvmPath, "-e", variant->wrapperName,
+                  "-entry-point-result=void", "-O3", runnerUtils.data, cRunnerUtils.data, runtime.data,
+                  mpich.data, NULL};
+  MemoptStringBuffer jitdump = memoptStringBufferCreate(), limit = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
+  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
+  if (harness->options.limitBytes > 0)
+    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
+  char *environment[] = {jitdump.data, limit.data, NULL};
+  HarnessExit exit;
+  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
+                              harness->options.timeoutSeconds, &exit, error);
+  variant->rankMeasurements = memoptAllocateZeroed((size_t)variant->ranks, sizeof *variant->rankMeasurements);
+  MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate(),
+                     path = memoptStringBufferCreate();
+  if (ok && (!exit.exited || exit.code != 0)) {
+    memoptStringBufferAppendFormat(error, "%s -np %lld failed with ", mpirun, variant->ranks);
+    harnessExitDescribe(exit, error);
+    if (memoptFileRead(stderrPath, &output, &readError) && output.length) {
+      memoptStringBufferAppendCString(error, "\nthe launcher's last messages:");
+      appendLastLines(error, output.data, 10, isNonEmpty);
+    }
+    for (long long r = 0; r < variant->ranks; ++r) {
+      memoptStringBufferClear(&path);
+      memoptStringBufferClear(&output);
+      memoptStringBufferAppendFormat(&path, "%s.%lld.stderr", prefix, r);
+      if (!memoptFileRead(path.data, &output, &readError))
+        continue;
+      dropCrashReport(&output);
+      if (output.length) {
+        memoptStringBufferAppendFormat(error, "\nrank %lld's last messages:", r);
+        appendLastLines(error, output.data, 10, isNonEmpty);
+      }
+    }
+    ok = false;
+  }
+  for (long long r = 0; ok && r < variant->ranks; ++r) {
+    memoptStringBufferClear(&path);
+    memoptStringBufferClear(&output);
+    memoptStringBufferAppendFormat(&path, "%s.%lld.stdout", prefix, r);
+    if (!memoptFileRead(path.data, &output, &readError)) {
+      memoptStringBufferAppendFormat(error, "rank %lld left no report: %s", r, readError.data);
+      ok = false;
+    } else if (!harnessMeasurementParse(memoptStringBufferGet(&output), (size_t)harness->options.runs,
+                                        variant->resultCount, &variant->rankMeasurements[r], error)) {
+      memoptStringBufferAppendFormat(error, " (rank %lld)", r);
+      ok = false;
+    }
+  }
+  memoptStringBufferDestroy(&output);
+  memoptStringBufferDestroy(&readError);
+  memoptStringBufferDestroy(&path);
+  memoptStringBufferDestroy(&jitdump);
+  memoptStringBufferDestroy(&limit);
+  memoptStringBufferDestroy(&count);
+  memoptStringBufferDestroy(&runnerUtils);
+  memoptStringBufferDestroy(&cRunnerUtils);
+  memoptStringBufferDestroy(&runtime);
+  memoptStringBufferDestroy(&mpich);
+  free(prefix);
+  free(stdoutPath);
+  free(stderrPath);
+  return ok;
+}
+
 /* Keeps what the report needs from the entry: result spellings and shapes. */
 static void rememberEntry(Variant *variant, const HarnessEntry *entry) {
   variant->entryName = memoptStrndup(entry->name, strlen(entry->name));
@@ -243,6 +365,33 @@ static void destroyVariant(Variant *variant) {
   free(variant->llvmPath);
   free(variant->wrapperName);
   harnessMeasurementDestroy(&variant->measurement);
+  for (long long r = 0; variant->rankMeasurements && r < variant->ranks; ++r)
+    harnessMeasurementDestroy(&variant->rankMeasurements[r]);
+  free(variant->rankMeasurements);
+  harnessShardPlanDestroy(&variant->plan);
+}
+
+/* Partitions the entry of `module` over the variant's ranks with upstream's
+ * sharding-propagation and shard-partition, keeping in `variant->plan` the
+ * slices of its arguments and results. */
+static bool partition(Harness *harness, Variant *variant, MlirModule module, MemoptStringBuffer *error) {
+  if (!harnessRunPipeline(module, "builtin.module(func.func(sharding-propagation))", error))
+    return false;
+  HarnessEntry entry;
+  if (!harnessEntryFind(module, harness->options.entry, &entry, error))
+    return false;
+  bool ok = true;
+  for (size_t i = 0; ok && i < entry.argumentCount; ++i)
+    for (intptr_t d = 0; ok && entry.arguments[i].isTensor && d < entry.arguments[i].rank; ++d)
+      if (entry.arguments[i].shape[d] == mlirShapedTypeGetDynamicSize()) {
+        memoptEmitOpError(entry.function, "argument %zu has type %s; --ranks needs static shapes", i,
+                          entry.arguments[i].spelling);
+        memoptStringBufferAppendFormat(error, "argument %zu of @%s has a dynamic shape", i, entry.name);
+        ok = false;
+      }
+  ok = ok && harnessShardPlanRead(module, &entry, variant->ranks, &variant->plan, error);
+  harnessEntryDestroy(&entry);
+  return ok && harnessRunPipeline(module, "builtin.module(func.func(shard-partition))", error);
 }
 
 /* Parses, wraps and lowers the variant's model text into `llvmPath`. */
@@ -258,11 +407,19 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
     memoptStringBufferAppendFormat(error, "cannot parse '%s'", sourceName);
     goto done;
   }
+  if (variant->stripShards && !harnessShardAnnotationsStrip(module, error))
+    goto done;
+  if (variant->ranks && !partition(harness, variant, module, error))
+    goto done;
   if (!harnessEntryFind(module, harness->options.entry, &entry, error))
     goto done;
+  if (variant->ranks && !harnessShardPlanCheckPartitioned(&variant->plan, &entry, error))
+    goto done;
   rememberEntry(variant, &entry);
+  /* On ranks, the outputs are compared element by element: print them. */
   HarnessWrapperSpec spec = {harness->options.runs, harness->options.seed, harness->options.dim,
-                             harness->options.printOutputs};
+                             harness->options.printOutputs || harness->options.ranks > 0,
+                             variant->ranks ? &variant->plan : NULL};
   *wrapperName = harnessWrapperInsert(module, &entry, &spec, error);
   if (!*wrapperName)
     goto done;
@@ -282,7 +439,7 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
     memoptStringBufferAppendCString(error, "the model with memopt-run's wrapper does not verify");
     goto done;
   }
-  if (!harnessLower(module, error))
+  if (!harnessLower(module, variant->ranks > 0, error))
     goto done;
   ok = harnessWriteOperation(root, llvmPath, error);
 done:
@@ -332,15 +489,6 @@ static bool resolveElidedConstants(Harness *harness, const char *sourceName,
   return ok;
 }
 
-/* Returns the path of the variant's intermediate file `suffix` (caller frees). */
-static char *variantFile(const Harness *harness, const Variant *variant, const char *suffix) {
-  MemoptStringBuffer name = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&name, "%s.%s", variant->label, suffix);
-  char *path = harnessWorkDirFile(&harness->workDir, name.data);
-  memoptStringBufferDestroy(&name);
-  return path;
-}
-
 /* Takes one variant from its model file to a lowered module in
  * `variant->llvmPath`, ready to execute. */
 static bool prepareVariant(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
@@ -380,156 +528,30 @@ static bool prepareVariant(Harness *harness, Variant *variant, MemoptStringBuffe
  * Report
  *===------------------------------------------------------------------===*/
 
-/* The result's type with its actual extents: tensor<8x4xf32> for tensor<?x4xf32>. */
-static void appendActualType(MemoptStringBuffer *out, const HarnessValueType *result,
-                             const HarnessOutput *output) {
-  if (!result->isTensor) {
-    memoptStringBufferAppendCString(out, result->spelling);
-    return;
-  }
-  memoptStringBufferAppendFormat(out, "tensor<%s%s%s>", output->shape, *output->shape ? "x" : "",
-                                 result->elementSpelling);
-}
-
-static void appendOutputFields(MemoptStringBuffer *out, const HarnessValueType *result,
-                               const HarnessOutput *output) {
-  appendActualType(out, result, output);
-  memoptStringBufferAppendFormat(out, " hash=0x%016llx sum=%.17g abs_sum=%.17g nonfinite=%lld",
-                                 (unsigned long long)output->hash, output->sum, output->absSum,
-                                 (long long)output->nonfinite);
-}
-
-static void appendValues(MemoptStringBuffer *out, const HarnessOutput *output) {
-  if (output->values)
-    memoptStringBufferAppendFormat(out, "%s\n", output->values);
-}
-
-/* The time rows of a report: wall time first, then the thread's CPU time,
- * which other processes sharing the cores do not inflate. */
-static const struct {
-  const char *median, *minimum;
-  HarnessClock clock;
-} timeRows[] = {{"time_ms_median:", "time_ms_min:", HarnessWallClock},
-                {"cpu_ms_median:", "cpu_ms_min:", HarnessCpuClock}};
-
-static void printSingle(const Harness *harness, const Variant *variant) {
-  const HarnessMeasurement *m = &variant->measurement;
-  const HarnessRun *last = &m->runs[m->runCount - 1];
-  MemoptStringBuffer out = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&out, "entry: %s\n", variant->entryName);
-  memoptStringBufferAppendFormat(&out, "pipeline: %s\n", variant->pipeline ? variant->pipeline : "none");
-  memoptStringBufferAppendFormat(&out, "runs: %zu\n", m->runCount);
-  memoptStringBufferAppendFormat(&out, "inputs_bytes: %lld\n", (long long)m->runs[0].liveBeforeBytes);
-  memoptStringBufferAppendFormat(&out, "peak_bytes: %lld\n", (long long)harnessPeakBytes(m));
-  memoptStringBufferAppendFormat(&out, "allocations_per_run: %lld\n", (long long)last->allocations);
-  if (harness->options.limitBytes > 0) {
-    memoptStringBufferAppendFormat(&out, "evictions_per_run: %lld\n", (long long)last->evictions);
-    memoptStringBufferAppendFormat(&out, "recomputed_ops_per_run: %lld\n",
-                                   (long long)last->recomputedOperations);
-  }
-  for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
-    memoptStringBufferAppendFormat(&out, "%s %.6f\n", timeRows[i].median,
-                                   harnessMedianMilliseconds(m, timeRows[i].clock));
-    memoptStringBufferAppendFormat(&out, "%s %.6f\n", timeRows[i].minimum,
-                                   harnessMinimumMilliseconds(m, timeRows[i].clock));
-  }
-  for (size_t i = 0; i < m->outputCount; ++i) {
-    memoptStringBufferAppendFormat(&out, "output %zu: ", i);
-    appendOutputFields(&out, &variant->results[i], &m->outputs[i]);
-    memoptStringBufferAppendCString(&out, "\n");
-    appendValues(&out, &m->outputs[i]);
-  }
-  fputs(out.data, stdout);
-  memoptStringBufferDestroy(&out);
-}
-
-static void appendRatio(MemoptStringBuffer *out, double baseline, double candidate) {
-  if (baseline > 0)
-    memoptStringBufferAppendFormat(out, "%.3f", candidate / baseline);
-  else
-    memoptStringBufferAppendCString(out, candidate == baseline ? "1.000" : "n/a");
-}
-
-static void appendIntegerRow(MemoptStringBuffer *out, const char *key, int64_t baseline,
-                             int64_t candidate, bool ratio) {
-  if (!ratio) {
-    memoptStringBufferAppendFormat(out, "%-21s %-14lld %lld\n", key, (long long)baseline,
-                                   (long long)candidate);
-    return;
-  }
-  memoptStringBufferAppendFormat(out, "%-21s %-14lld %-14lld ", key, (long long)baseline,
-                                 (long long)candidate);
-  appendRatio(out, (double)baseline, (double)candidate);
-  memoptStringBufferAppendCString(out, "\n");
-}
-
-static void appendTimeRow(MemoptStringBuffer *out, const char *key, double baseline,
-                          double candidate) {
-  memoptStringBufferAppendFormat(out, "%-21s %-14.6f %-14.6f ", key, baseline, candidate);
-  appendRatio(out, baseline, candidate);
-  memoptStringBufferAppendCString(out, "\n");
-}
-
-static const char *const verdictNames[] = {
-    [HarnessBitIdentical] = "bit-identical",
-    [HarnessWithinTolerance] = "within tolerance",
-    [HarnessDifferent] = "DIFFERENT",
-};
-
-/* Prints both columns and the verdict; returns true when the outputs agree
- * within the tolerance. */
-static bool printComparison(const Harness *harness, const Variant *baseline,
-                            const Variant *candidate) {
-  const HarnessMeasurement *b = &baseline->measurement, *c = &candidate->measurement;
-  const HarnessRun *bLast = &b->runs[b->runCount - 1], *cLast = &c->runs[c->runCount - 1];
-  MemoptStringBuffer out = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&out, "entry: %s\n", baseline->entryName);
-  memoptStringBufferAppendFormat(&out, "baseline: %s\n", baseline->modelPath);
-  memoptStringBufferAppendFormat(&out, "candidate: %s%s%s\n", candidate->modelPath,
-                                 candidate->pipeline ? " with pipeline " : "",
-                                 candidate->pipeline ? candidate->pipeline : "");
-  memoptStringBufferAppendFormat(&out, "runs: %zu\n", b->runCount);
-  memoptStringBufferAppendFormat(&out, "%-21s %-14s %-14s %s\n", "", "baseline", "candidate", "ratio");
-  appendIntegerRow(&out, "inputs_bytes:", b->runs[0].liveBeforeBytes, c->runs[0].liveBeforeBytes, false);
-  appendIntegerRow(&out, "peak_bytes:", harnessPeakBytes(b), harnessPeakBytes(c), true);
-  appendIntegerRow(&out, "allocations_per_run:", bLast->allocations, cLast->allocations, true);
-  if (harness->options.limitBytes > 0) {
-    appendIntegerRow(&out, "evictions_per_run:", bLast->evictions, cLast->evictions, false);
-    appendIntegerRow(&out, "recomputed_ops_per_run:", bLast->recomputedOperations,
-                     cLast->recomputedOperations, false);
-  }
-  for (size_t i = 0; i < sizeof timeRows / sizeof *timeRows; ++i) {
-    appendTimeRow(&out, timeRows[i].median, harnessMedianMilliseconds(b, timeRows[i].clock),
-                  harnessMedianMilliseconds(c, timeRows[i].clock));
-    appendTimeRow(&out, timeRows[i].minimum, harnessMinimumMilliseconds(b, timeRows[i].clock),
-                  harnessMinimumMilliseconds(c, timeRows[i].clock));
-  }
-
-  HarnessVerdict worst = HarnessBitIdentical;
-  for (size_t i = 0; i < b->outputCount; ++i) {
-    memoptStringBufferAppendFormat(&out, "output %zu baseline:  ", i);
-    appendOutputFields(&out, &baseline->results[i], &b->outputs[i]);
-    memoptStringBufferAppendCString(&out, "\n");
-    appendValues(&out, &b->outputs[i]);
-    memoptStringBufferAppendFormat(&out, "output %zu candidate: ", i);
-    appendOutputFields(&out, &candidate->results[i], &c->outputs[i]);
-    memoptStringBufferAppendCString(&out, "\n");
-    appendValues(&out, &c->outputs[i]);
-    MemoptStringBuffer why = memoptStringBufferCreate();
-    HarnessVerdict verdict =
-        harnessOutputCompare(&b->outputs[i], &c->outputs[i], harness->options.tolerance, &why);
-    memoptStringBufferAppendFormat(&out, "output %zu: %s%s%s%s\n", i, verdictNames[verdict],
-                                   why.length ? " (" : "", memoptStringBufferGet(&why),
-                                   why.length ? ")" : "");
-    memoptStringBufferDestroy(&why);
-    if (verdict > worst)
-      worst = verdict;
-  }
-  memoptStringBufferAppendFormat(&out, "outputs: %s\n",
-                                 b->outputCount ? verdictNames[worst] : "none (the entry returns nothing)");
-  fputs(out.data, stdout);
-  memoptStringBufferDestroy(&out);
-  return worst != HarnessDifferent;
+/* --ranks: the single-device reference, then the partitioned program on MPI
+ * ranks; returns the exit code. MPICH is looked for before anything runs. */
+static int runRanks(Harness *harness) {
+  const HarnessOptions *options = &harness->options;
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  const char *modelPath = options->modelPath;
+  Variant reference = {.label = "single", .modelPath = modelPath, .pipeline = options->pipeline,
+                       .stripShards = true};
+  Variant ranked = {.label = "ranks", .modelPath = modelPath, .pipeline = options->pipeline,
+                    .ranks = options->ranks};
+  int status = 1;
+  char *mpirun = findExecutable(options->mpirun, "mpirun.mpich", &error);
+  const char *library = mpirun ? findMpiLibrary(options->mpiLibrary, &error) : NULL;
+  if (library && prepareVariant(harness, &ranked, &error) &&
+      prepareVariant(harness, &reference, &error) && execute(harness, &reference, &error) &&
+      executeRanks(harness, &ranked, mpirun, library, &error))
+    status = harnessPrintRanks(harness, &reference, &ranked) ? 0 : 1;
+  if (error.length)
+    printError(error.data);
+  free(mpirun);
+  destroyVariant(&reference);
+  destroyVariant(&ranked);
+  memoptStringBufferDestroy(&error);
+  return status;
 }
 
 /*===------------------------------------------------------------------===*
@@ -548,7 +570,7 @@ static int runHarness(Harness *harness) {
   if (!options->compare) {
     Variant *only = options->pipeline ? &candidate : &baseline;
     if (prepareVariant(harness, only, &error) && execute(harness, only, &error)) {
-      printSingle(harness, only);
+      harnessPrintSingle(harness, only);
       status = 0;
     }
   } else if (prepareVariant(harness, &baseline, &error) &&
@@ -561,7 +583,7 @@ static int runHarness(Harness *harness) {
                                      candidate.entryName, candidate.signature, baseline.entryName,
                                      baseline.signature);
     else if (execute(harness, &baseline, &error) && execute(harness, &candidate, &error))
-      status = printComparison(harness, &baseline, &candidate) ? 0 : 1;
+      status = harnessPrintComparison(harness, &baseline, &candidate) ? 0 : 1;
   }
   if (error.length)
     printError(error.data);
@@ -600,7 +622,7 @@ int main(int argc, char **argv) {
     printError("cannot load the memopt dialects");
     goto done;
   }
-  status = runHarness(&harness);
+  status = harness.options.ranks ? runRanks(&harness) : runHarness(&harness);
 done:
   if (!mlirContextIsNull(harness.context))
     mlirContextDestroy(harness.context);

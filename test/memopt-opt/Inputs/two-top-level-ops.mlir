@@ -1,0 +1,2 @@
+func.func private @a()
+func.func private @b()

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs place-search's plans on MPI ranks (not a test). A small GPT-2
+# (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens, batch 4), its
+# forward function and its training step, is placed on 1, 2 and 4 devices
+# (place-search, then place-to-shard); every stage function then runs with
+# memopt-run on as many MPI ranks as its grid has devices (--ranks; a 1x1
+# grid runs on one device), which compares each rank's slice of every result
+# with the single-device run of the stage. One row per stage: the plan
+# (pipeline/tensor/data parallel), the ranks, the verdict on the outputs, each
+# rank's peak bytes against place-search's memory per device for the stage
+# (its model of a training step at the accelerator's element size, so an
+# upper bound of a different program rather than a forecast of this run),
+# and the slowest rank's median time. A step that fails prints its first
+# error instead; the matrix goes on.
+#
+#   utils/bench-place-run.sh [build dir]
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+bin="$build/bin"
+for tool in memopt-zoo memopt-opt memopt-run; do
+  [ -x "$bin/$tool" ] || { echo "bench-place-run: build memopt first ($bin/$tool missing)" >&2; exit 1; }
+done
+command -v jq >/dev/null || { echo "bench-place-run: needs jq" >&2; exit 1; }
+command -v mpirun.mpich >/dev/null || { echo "bench-place-run: needs MPICH (utils/install-deps.sh)" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+zoo=(gpt2 --layers=2 --hidden=64 --heads=2 --seq=16 --vocab=64 --positions=16 --batch=4)
+# 1 GiB of HBM per device, 16 samples per step: small enough that the plan
+# changes with the device count.
+search="global-batch=16 heads=2 hbm=1073741824"
+
+firstError() { grep -m1 -o 'error: .*' "$1" | cut -c1-150; }
+
+printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
+  program devices plan stage ranks outputs "peak_bytes per rank" predicted "ms (slowest)"
+for program in forward train; do
+  extra=()
+  [ "$program" = train ] && extra=(--train)
+  "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
+  for devices in 1 2 4; do
+    placed="$work/$program-$devices.mlir"
+    report="$work/$program-$devices.json"
+    if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$placed" 2>"$work/err" \
+        --pass-pipeline="builtin.module(place-search{devices=$devices $search report=$report},place-to-shard)"; then
+      printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
+      continue
+    fi
+    plan=$(jq -r '.plan | "\(.pipeline)/\(.tensor_parallel)/\(.data_parallel)"' "$report")
+    # One line per stage function: its name and its grid's device count.
+    stages=$(awk '/shard.grid @/ { match($0, /@[A-Za-z0-9_]+_grid/); name = substr($0, RSTART + 1, RLENGTH - 6);
+                                   match($0, /shape = [0-9x]+/); split(substr($0, RSTART + 8, RLENGTH - 8), d, "x");
+                                   n = 1; for (i in d) n *= d[i]; print name, n }' "$placed")
+    index=0
+    while read -r stage ranks; do
+      [ -n "$stage" ] || continue
+      predicted=$(jq -r --argjson k "$index" '.plan.stages[$k].memory_bytes_per_device // "-"' "$report")
+      index=$((index + 1))
+      flags=(--entry="$stage" --timeout=600)
+      [ "$ranks" -gt 1 ] && flags+=(--ranks="$ranks")
+      if ! "$bin/memopt-run" "$placed" "${flags[@]}" >"$work/out" 2>"$work/err"; then
+        verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
+        printf '%-8s %-7s %-8s %-15s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
+          "${verdict:+outputs $verdict; }$(firstError "$work/err")"
+        continue
+      fi
+      if [ "$ranks" -gt 1 ]; then
+        verdict=$(grep -m1 -o '^outputs: [a-z ]*' "$work/out" | cut -c10- | sed 's/ *$//')
+        peaks=$(grep -o '^rank [0-9]*: .*peak_bytes=[0-9]*' "$work/out" | grep -o 'peak_bytes=[0-9]*' | cut -d= -f2 | paste -sd, -)
+        ms=$(grep -o '^rank [0-9]*: .*time_ms_median=[0-9.]*' "$work/out" | grep -o 'time_ms_median=[0-9.]*' | cut -d= -f2 | sort -g | tail -1)
+      else
+        verdict="one device"
+        peaks=$(grep -m1 '^peak_bytes:' "$work/out" | awk '{print $2}')
+        ms=$(grep -m1 '^time_ms_median:' "$work/out" | awk '{print $2}')
+      fi
+      printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
+        "$ranks" "$verdict" "$peaks" "$predicted" "$ms"
+    done <<<"$stages"
+  done
+done
