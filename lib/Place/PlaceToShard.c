@@ -276,7 +276,8 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
     bool shardable = mlirTypeIsARankedTensor(type) && mlirShapedTypeGetRank(type) > 0 &&
                      !usedInRegion(argument, body);
     splitMapSet(&map, argument, shardable && parameters[k] && tensor > 1 ? Undecided : -1);
-    if (!shardable || parameters[k] || data == 1)
+    /* An argument normalization left unused is read by nothing: whole. */
+    if (!shardable || parameters[k] || data == 1 || mlirOpOperandIsNull(mlirValueGetFirstUse(argument)))
       continue;
     int64_t extent = mlirShapedTypeGetDimSize(type, 0);
     if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
