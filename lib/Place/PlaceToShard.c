@@ -70,11 +70,12 @@ static bool isParameter(MlirValue value, MlirOperation func, intptr_t dataArgume
          mlirBlockArgumentGetArgNumber(value) >= dataArguments;
 }
 
-/* Inserts `shard.sharding` + `shard.shard annotate_for_users` for `argument`
- * split along `dataDim` over grid axis 0 and along `tensorDim` over axis 1
- * (-1: not split over that axis), at the start of `body`. */
-static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dataDim,
-                     int64_t tensorDim, MlirLocation location) {
+/* Inserts before `before` in `body` a `shard.sharding` and a `shard.shard`
+ * of `value` split along `dataDim` over grid axis 0 and along `tensorDim`
+ * over axis 1 (-1: not split over that axis); returns the shard op. */
+static MlirOperation insertShard(MlirBlock body, MlirOperation before, MlirValue value,
+                                 const char *grid, int64_t dataDim, int64_t tensorDim,
+                                 bool forUsers, MlirLocation location) {
   MlirContext context = mlirLocationGetContext(location);
   /* Built from its generic form: parsing it alone would verify its grid
    * reference outside any module. */
@@ -104,17 +105,27 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
       mlirTypeParseGet(context, mlirStringRefCreateFromCString("!shard.sharding"));
   mlirOperationStateAddResults(&shardingState, 1, &shardingType);
   MlirOperation sharding = mlirOperationCreate(&shardingState);
-  MlirOperation first = mlirBlockGetFirstOperation(body);
-  mlirBlockInsertOwnedOperationBefore(body, first, sharding);
+  mlirBlockInsertOwnedOperationBefore(body, before, sharding);
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.shard"), location);
-  MlirValue operands[2] = {argument, mlirOperationGetResult(sharding, 0)};
+  MlirValue operands[2] = {value, mlirOperationGetResult(sharding, 0)};
   mlirOperationStateAddOperands(&state, 2, operands);
-  MlirType type = mlirValueGetType(argument);
+  MlirType type = mlirValueGetType(value);
   mlirOperationStateAddResults(&state, 1, &type);
-  MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
-  mlirOperationStateAddAttributes(&state, 1, &unit);
+  if (forUsers) {
+    MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
+    mlirOperationStateAddAttributes(&state, 1, &unit);
+  }
   MlirOperation shard = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationAfter(body, sharding, shard);
+  return shard;
+}
+
+/* Annotates `argument` for its users (`shard.shard annotate_for_users`) at
+ * the start of `body`, split as insertShard says. */
+static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dataDim,
+                     int64_t tensorDim, MlirLocation location) {
+  MlirOperation shard = insertShard(body, mlirBlockGetFirstOperation(body), argument, grid, dataDim,
+                                    tensorDim, true, location);
   /* Every use but the annotation's own reads the annotated value. */
   MlirValue annotated = mlirOperationGetResult(shard, 0);
   for (MlirOperation op = mlirOperationGetNextInBlock(shard); !mlirOperationIsNull(op);
@@ -264,7 +275,7 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
  * (splitGeneric), nothing for an argument read inside a region. Returns false
  * after a located error when a degree does not divide an extent. */
 static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t data, int64_t tensor,
-                         Split *splits) {
+                         Split *splits, Split *resultSplits) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   SplitMap map = {NULL, NULL, 0, 0, 0};
   bool ok = true;
@@ -296,6 +307,30 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
   for (intptr_t k = 0; k < arguments; ++k) {
     int64_t dim = splitMapGet(&map, mlirBlockGetArgument(body, k));
     splits[k].tensor = dim >= 0 ? dim : -1;
+  }
+  /* Results: an activation keeps its batch split over the data axis and
+   * whatever split over the tensor axis the walk left on it. */
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  for (intptr_t r = 0; ok && r < mlirOperationGetNumOperands(ret); ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    MlirType type = mlirValueGetType(value);
+    resultSplits[r] = (Split){-1, -1};
+    if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) == 0)
+      continue;
+    int64_t dim = splitMapGet(&map, value);
+    resultSplits[r].tensor = dim >= 0 ? dim : -1;
+    if (data == 1 || resultSplits[r].tensor == 0)
+      continue;
+    int64_t extent = mlirShapedTypeGetDimSize(type, 0);
+    if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
+      MlirOperation producer = mlirValueIsAOpResult(value) ? mlirOpResultGetOwner(value) : ret;
+      memoptEmitOpDiagnostic(producer, MlirDiagnosticError,
+                             "place-to-shard: data-parallel degree %lld does not divide the batch "
+                             "extent %lld of stage result %lld made here",
+                             (long long)data, (long long)extent, (long long)r);
+      ok = false;
+    }
+    resultSplits[r].data = 0;
   }
   free(map.values);
   free(map.dims);
@@ -413,7 +448,9 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   memoptStringBufferDestroy(&message);
   intptr_t normalized = mlirBlockGetNumArguments(body);
   Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
-  ok = ok && chooseSplits(outlined, parameters, data, tensor, splits);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
+  ok = ok && chooseSplits(outlined, parameters, data, tensor, splits, resultSplits);
   /* Every ranked tensor argument, replicated ones too: upstream 22's
    * shard-partition crashes on a tensor argument without an annotation. */
   for (intptr_t k = 0; ok && k < normalized; ++k)
@@ -421,6 +458,20 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
         mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
       annotate(body, mlirBlockGetArgument(body, k), grid.data, splits[k].data, splits[k].tensor,
                location);
+  /* And every ranked tensor result: without it, upstream's backward pass
+   * has nowhere to start from, and an op that creates a tensor from
+   * nothing (a fill of tensor.empty) can end up replicated where its users
+   * are split, which shard-partition turns into an all-gather. */
+  for (intptr_t r = 0; ok && r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r); /* the stage's results are the return's */
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
+        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
+      continue;
+    MlirOperation shard = insertShard(body, ret, value, grid.data, resultSplits[r].data,
+                                      resultSplits[r].tensor, false, location);
+    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
+  }
+  free(resultSplits);
   free(splits);
   free(parameters);
   memoptStringBufferDestroy(&grid);

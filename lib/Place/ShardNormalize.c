@@ -11,7 +11,11 @@
  * fuses elementwise producers into consumers), canonicalize drops identity
  * slices. What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
- * view as an argument of its own (the same row-major data for a reshape). */
+ * view as an argument of its own (the same row-major data for a reshape).
+ * Constants a linalg body reads from the function are cloned into the body:
+ * upstream 22's shard-partition of a generic whose reduction loop is split
+ * rebuilds the body without the function's constants, leaving those uses
+ * dangling (a crash in the verifier). */
 #include "Place/Place.h"
 #include "IR/IR.h"
 
@@ -21,6 +25,7 @@
 #include "mlir-c/Pass.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char normalizationPipeline[] =
     "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize)";
@@ -53,6 +58,46 @@ static MlirOperation findArgumentView(MlirOperation func, intptr_t *argument) {
     return op;
   }
   return (MlirOperation){NULL};
+}
+
+/* True when `op` is nested in a region of `ancestor`. */
+static bool isNestedIn(MlirOperation op, MlirOperation ancestor) {
+  for (MlirOperation parent = mlirOperationGetParentOperation(op); !mlirOperationIsNull(parent);
+       parent = mlirOperationGetParentOperation(parent))
+    if (mlirOperationEqual(parent, ancestor))
+      return true;
+  return false;
+}
+
+/* Clones into the body of each top-level linalg op of `func` the
+ * arith.constant ops of the function it reads; those left unread go. */
+static void sinkConstants(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation constant = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(constant);
+       constant = next) {
+    next = mlirOperationGetNextInBlock(constant);
+    if (!memoptOperationIsA(constant, "arith.constant"))
+      continue;
+    MlirValue value = mlirOperationGetResult(constant, 0);
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op)) {
+      if (mlirOperationGetNumRegions(op) != 1 ||
+          strncmp(mlirIdentifierStr(mlirOperationGetName(op)).data, "linalg.", 7) != 0)
+        continue;
+      MlirBlock inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+      bool read = false;
+      for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use) && !read;
+           use = mlirOpOperandGetNextUse(use))
+        read = isNestedIn(mlirOpOperandGetOwner(use), op);
+      if (!read || mlirBlockIsNull(inner))
+        continue;
+      MlirOperation clone = mlirOperationClone(constant);
+      mlirBlockInsertOwnedOperationBefore(inner, mlirBlockGetFirstOperation(inner), clone);
+      memoptValueReplaceUsesByScope(value, mlirOperationGetResult(clone, 0), op, true);
+    }
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(value)))
+      mlirOperationDestroy(constant);
+  }
 }
 
 /* Rewrites the function type of `func` from its entry block's arguments. */
@@ -115,5 +160,6 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
     }
   }
   updateFunctionType(func);
+  sinkConstants(func);
   return mlirLogicalResultSuccess();
 }
