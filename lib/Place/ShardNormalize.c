@@ -18,6 +18,7 @@
  * dangling (a crash in the verifier). */
 #include "Place/Place.h"
 #include "IR/IR.h"
+#include "Remat/SliceNarrowing.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -121,27 +122,88 @@ static void updateFunctionType(MlirOperation func) {
   free(inputTypes);
 }
 
-MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
-                                       MemoptStringBuffer *message) {
+/* Runs the normalization pipeline on `func`; on failure `message` says why. */
+static MlirLogicalResult runPipeline(MlirOperation func, MemoptStringBuffer *message) {
   MlirContext context = mlirOperationGetContext(func);
   MlirPassManager passManager =
       mlirPassManagerCreateOnOperation(context, mlirStringRefCreateFromCString("func.func"));
   MlirLogicalResult parsed = mlirParsePassPipeline(
       mlirPassManagerGetAsOpPassManager(passManager),
       mlirStringRefCreateFromCString(normalizationPipeline), memoptAppendToBuffer, message);
-  if (mlirLogicalResultIsFailure(parsed) ||
-      mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(passManager, func))) {
-    mlirPassManagerDestroy(passManager);
-    if (message->length == 0)
-      memoptStringBufferAppendFormat(message, "upstream %s failed", normalizationPipeline);
-    return mlirLogicalResultFailure();
-  }
+  bool ok = mlirLogicalResultIsSuccess(parsed) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, func));
   mlirPassManagerDestroy(passManager);
+  if (!ok && message->length == 0)
+    memoptStringBufferAppendFormat(message, "upstream %s failed", normalizationPipeline);
+  return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+}
+
+/* True when the body of linalg op `op` reads its loop indices. */
+static bool readsIndices(MlirOperation op) {
+  MlirBlock inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation nested = mlirBlockGetFirstOperation(inner); !mlirOperationIsNull(nested);
+       nested = mlirOperationGetNextInBlock(nested))
+    if (memoptOperationIsA(nested, "linalg.index"))
+      return true;
+  return false;
+}
+
+/* Gives each tensor.extract_slice of a top-level linalg op's result in
+ * `body` a copy of that op of its own, when every use of the result is such
+ * a slice (the three thirds q, k, v of a fused qkv projection); true when
+ * something was copied. */
+static bool copyProducersPerSlice(MlirBlock body) {
+  bool copied = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) != 1 ||
+        mlirOperationGetNumRegions(op) != 1 || readsIndices(op))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    MlirOpOperand first = mlirValueGetFirstUse(result);
+    if (mlirOpOperandIsNull(first) || memoptValueHasOneUse(result))
+      continue;
+    bool slicesOnly = true;
+    for (MlirOpOperand use = first; !mlirOpOperandIsNull(use) && slicesOnly;
+         use = mlirOpOperandGetNextUse(use))
+      slicesOnly = memoptOperationIsA(mlirOpOperandGetOwner(use), "tensor.extract_slice") &&
+                   mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)), body);
+    if (!slicesOnly)
+      continue;
+    /* Every slice but the first reads a copy made right before it. */
+    while (!memoptValueHasOneUse(result)) {
+      MlirOperation slice = mlirOpOperandGetOwner(mlirValueGetFirstUse(result));
+      MlirOperation copy = mlirOperationClone(op);
+      mlirBlockInsertOwnedOperationBefore(body, slice, copy);
+      mlirOperationSetOperand(slice, 0, mlirOperationGetResult(copy, 0));
+    }
+    copied = true;
+  }
+  return copied;
+}
+
+MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
+                                       MemoptStringBuffer *message) {
+  if (mlirLogicalResultIsFailure(runPipeline(func, message)))
+    return mlirLogicalResultFailure();
+  /* Slices of computed values move up to the arguments (each slice's
+   * producer computes just that slice, on slices of its operands), where
+   * they are views to hoist; then the pipeline again, whose reshape fusion
+   * folds the reshapes that followed the slices. */
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  bool moved = false;
+  for (bool again = true; again;) {
+    bool copied = copyProducersPerSlice(body);
+    size_t narrowed = memoptNarrowSlicedProducers(body);
+    again = copied || narrowed > 0;
+    moved = moved || narrowed > 0;
+  }
+  if (moved && mlirLogicalResultIsFailure(runPipeline(func, message)))
+    return mlirLogicalResultFailure();
 
   /* Hoist the views of arguments, one at a time: each becomes a new
    * argument, a parameter when its source is one; sources left without
    * uses go. */
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   intptr_t argument = 0;
   for (MlirOperation view = findArgumentView(func, &argument); !mlirOperationIsNull(view);
        view = findArgumentView(func, &argument)) {

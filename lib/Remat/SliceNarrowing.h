@@ -2,7 +2,8 @@
  * result is read by one tensor.extract_slice is rewritten to compute just
  * that slice, on slices of its operands. A regenerated value that is a
  * third of a fused projection (q of a qkv matmul) then recomputes a third
- * of the matmul, not all of it. Internal to lib/Remat. */
+ * of the matmul, not all of it. Used by lib/Remat and by place-to-shard's
+ * stage normalization (lib/Place/ShardNormalize.c). */
 #ifndef MEMOPT_REMAT_SLICENARROWING_H
 #define MEMOPT_REMAT_SLICENARROWING_H
 
