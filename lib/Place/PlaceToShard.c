@@ -308,8 +308,12 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
     int64_t dim = splitMapGet(&map, mlirBlockGetArgument(body, k));
     splits[k].tensor = dim >= 0 ? dim : -1;
   }
-  /* Results: an activation keeps its batch split over the data axis and
+  /* Results: when an argument is split by batch, the results are
+   * activations that keep their batch split over the data axis; each keeps
    * whatever split over the tensor axis the walk left on it. */
+  bool batchSplit = false;
+  for (intptr_t k = 0; k < arguments; ++k)
+    batchSplit = batchSplit || splits[k].data == 0;
   MlirOperation ret = mlirBlockGetTerminator(body);
   for (intptr_t r = 0; ok && r < mlirOperationGetNumOperands(ret); ++r) {
     MlirValue value = mlirOperationGetOperand(ret, r);
@@ -319,7 +323,7 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
       continue;
     int64_t dim = splitMapGet(&map, value);
     resultSplits[r].tensor = dim >= 0 ? dim : -1;
-    if (data == 1 || resultSplits[r].tensor == 0)
+    if (!batchSplit || resultSplits[r].tensor == 0)
       continue;
     int64_t extent = mlirShapedTypeGetDimSize(type, 0);
     if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
@@ -463,7 +467,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
    * nothing (a fill of tensor.empty) can end up replicated where its users
    * are split, which shard-partition turns into an all-gather. */
   for (intptr_t r = 0; ok && r < results; ++r) {
-    MlirValue value = mlirOperationGetOperand(ret, r); /* the stage's results are the return's */
+    MlirValue value = mlirOperationGetOperand(ret, r);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
         mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
       continue;

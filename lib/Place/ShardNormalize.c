@@ -9,7 +9,11 @@
  * makes every linalg op a linalg.generic, linalg-fuse-elementwise-ops folds
  * each reshape into the generics around it by expanding their loops (and
  * fuses elementwise producers into consumers), canonicalize drops identity
- * slices. What is left is views of the function's own arguments (a weight
+ * slices. A slice of a computed value (GPT-2's q, k, v thirds of one fused
+ * projection) moves up: each slice gets a copy of its producer, narrowed to
+ * the slice on slices of its operands (lib/Remat/SliceNarrowing.c), up to
+ * the arguments; the pipeline then runs again to fold the reshapes that
+ * followed. What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
  * view as an argument of its own (the same row-major data for a reshape).
  * Constants a linalg body reads from the function are cloned into the body:
@@ -26,7 +30,6 @@
 #include "mlir-c/Pass.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static const char normalizationPipeline[] =
     "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize)";
@@ -82,8 +85,7 @@ static void sinkConstants(MlirOperation func) {
     MlirValue value = mlirOperationGetResult(constant, 0);
     for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
          op = mlirOperationGetNextInBlock(op)) {
-      if (mlirOperationGetNumRegions(op) != 1 ||
-          strncmp(mlirIdentifierStr(mlirOperationGetName(op)).data, "linalg.", 7) != 0)
+      if (mlirOperationGetNumRegions(op) != 1 || !memoptOperationIsInDialect(op, "linalg"))
         continue;
       MlirBlock inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
       bool read = false;
@@ -138,16 +140,6 @@ static MlirLogicalResult runPipeline(MlirOperation func, MemoptStringBuffer *mes
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
-/* True when the body of linalg op `op` reads its loop indices. */
-static bool readsIndices(MlirOperation op) {
-  MlirBlock inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  for (MlirOperation nested = mlirBlockGetFirstOperation(inner); !mlirOperationIsNull(nested);
-       nested = mlirOperationGetNextInBlock(nested))
-    if (memoptOperationIsA(nested, "linalg.index"))
-      return true;
-  return false;
-}
-
 /* Gives each tensor.extract_slice of a top-level linalg op's result in
  * `body` a copy of that op of its own, when every use of the result is such
  * a slice (the three thirds q, k, v of a fused qkv projection); true when
@@ -157,7 +149,7 @@ static bool copyProducersPerSlice(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) != 1 ||
-        mlirOperationGetNumRegions(op) != 1 || readsIndices(op))
+        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndices(op))
       continue;
     MlirValue result = mlirOperationGetResult(op, 0);
     MlirOpOperand first = mlirValueGetFirstUse(result);

@@ -204,9 +204,7 @@ static MlirValue narrowedInit(const MemoptBuilder *builder, MlirValue init, Mlir
   return result;
 }
 
-/* True when the body of linalg op `op` reads its loop indices (linalg.index),
- * which a narrowed op would count from the slice's offset instead of 0. */
-static bool readsLoopIndices(MlirOperation op) {
+bool memoptLinalgReadsLoopIndices(MlirOperation op) {
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
     for (MlirOperation nested = mlirBlockIsNull(body) ? (MlirOperation){NULL}
@@ -226,7 +224,7 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(slice, 0));
   if (mlirOperationIsNull(producer) || !memoptOperationIsInDialect(producer, "linalg") ||
       mlirOperationGetNumResults(producer) != 1 || !onlyUse(source, slice) ||
-      readsLoopIndices(producer) ||
+      memoptLinalgReadsLoopIndices(producer) ||
       !mlirTypeIsARankedTensor(sourceType) ||
       mlirShapedTypeGetRank(resultType) != mlirShapedTypeGetRank(sourceType))
     return false;
