@@ -271,6 +271,10 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
+                                       MemoptStringBuffer *message);
+
 /// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
 extern const MemoptPassInfo memoptPlaceToShardPass;
 

@@ -19,6 +19,8 @@
 #include "IR/Builders.h"
 #include "IR/IR.h"
 
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Func.h"
@@ -68,18 +70,24 @@ static bool isParameter(MlirValue value, MlirOperation func, intptr_t dataArgume
          mlirBlockArgumentGetArgNumber(value) >= dataArguments;
 }
 
-/* Inserts `shard.sharding` + `shard.shard annotate_for_users` for `argument`
- * split along `dim` over grid axis `axis`, at the start of `body`. */
-static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dim,
-                     int64_t axis, MlirLocation location) {
+/* Inserts before `before` in `body` a `shard.sharding` and a `shard.shard`
+ * of `value` split along `dataDim` over grid axis 0 and along `tensorDim`
+ * over axis 1 (-1: not split over that axis); returns the shard op. */
+static MlirOperation insertShard(MlirBlock body, MlirOperation before, MlirValue value,
+                                 const char *grid, int64_t dataDim, int64_t tensorDim,
+                                 bool forUsers, MlirLocation location) {
   MlirContext context = mlirLocationGetContext(location);
   /* Built from its generic form: parsing it alone would verify its grid
    * reference outside any module. */
   MemoptStringBuffer axes = memoptStringBufferCreate();
   memoptStringBufferAppendCString(&axes, "#shard<axisarray[");
-  for (int64_t d = 0; d < dim; ++d)
-    memoptStringBufferAppendCString(&axes, "[], ");
-  memoptStringBufferAppendFormat(&axes, "[%lld]]>", (long long)axis);
+  int64_t last = dataDim > tensorDim ? dataDim : tensorDim;
+  if (last < 0)
+    memoptStringBufferAppendCString(&axes, "[]]>");
+  for (int64_t d = 0; d <= last; ++d) {
+    memoptStringBufferAppendCString(&axes, d == dataDim ? "[0]" : d == tensorDim ? "[1]" : "[]");
+    memoptStringBufferAppendCString(&axes, d < last ? ", " : "]>");
+  }
   MlirOperationState shardingState =
       mlirOperationStateGet(mlirStringRefCreateFromCString("shard.sharding"), location);
   int32_t noOperands[2] = {0, 0};
@@ -97,17 +105,27 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
       mlirTypeParseGet(context, mlirStringRefCreateFromCString("!shard.sharding"));
   mlirOperationStateAddResults(&shardingState, 1, &shardingType);
   MlirOperation sharding = mlirOperationCreate(&shardingState);
-  MlirOperation first = mlirBlockGetFirstOperation(body);
-  mlirBlockInsertOwnedOperationBefore(body, first, sharding);
+  mlirBlockInsertOwnedOperationBefore(body, before, sharding);
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("shard.shard"), location);
-  MlirValue operands[2] = {argument, mlirOperationGetResult(sharding, 0)};
+  MlirValue operands[2] = {value, mlirOperationGetResult(sharding, 0)};
   mlirOperationStateAddOperands(&state, 2, operands);
-  MlirType type = mlirValueGetType(argument);
+  MlirType type = mlirValueGetType(value);
   mlirOperationStateAddResults(&state, 1, &type);
-  MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
-  mlirOperationStateAddAttributes(&state, 1, &unit);
+  if (forUsers) {
+    MlirNamedAttribute unit = memoptNamedAttribute(context, "annotate_for_users", mlirUnitAttrGet(context));
+    mlirOperationStateAddAttributes(&state, 1, &unit);
+  }
   MlirOperation shard = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationAfter(body, sharding, shard);
+  return shard;
+}
+
+/* Annotates `argument` for its users (`shard.shard annotate_for_users`) at
+ * the start of `body`, split as insertShard says. */
+static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64_t dataDim,
+                     int64_t tensorDim, MlirLocation location) {
+  MlirOperation shard = insertShard(body, mlirBlockGetFirstOperation(body), argument, grid, dataDim,
+                                    tensorDim, true, location);
   /* Every use but the annotation's own reads the annotated value. */
   MlirValue annotated = mlirOperationGetResult(shard, 0);
   for (MlirOperation op = mlirOperationGetNextInBlock(shard); !mlirOperationIsNull(op);
@@ -115,11 +133,219 @@ static void annotate(MlirBlock body, MlirValue argument, const char *grid, int64
     memoptValueReplaceUsesByScope(argument, annotated, op, true);
 }
 
+/* How an argument of an outlined stage is split: the dimension over the data
+ * axis and the one over the tensor axis (-1: none). */
+typedef struct Split {
+  int64_t data, tensor;
+} Split;
+
+enum { Undecided = -2 };
+
+/* The tensor-axis split dimension of each value met so far (-1: none). */
+typedef struct SplitMap {
+  MlirValue *values;
+  int64_t *dims;
+  intptr_t count;
+  size_t valueCapacity, dimCapacity;
+} SplitMap;
+
+static void splitMapSet(SplitMap *map, MlirValue value, int64_t dim) {
+  for (intptr_t k = 0; k < map->count; ++k)
+    if (mlirValueEqual(map->values[k], value)) {
+      map->dims[k] = dim;
+      return;
+    }
+  map->values = memoptGrowArray(map->values, &map->valueCapacity, (size_t)map->count + 1, sizeof *map->values);
+  map->dims = memoptGrowArray(map->dims, &map->dimCapacity, (size_t)map->count + 1, sizeof *map->dims);
+  map->values[map->count] = value;
+  map->dims[map->count++] = dim;
+}
+
+static int64_t splitMapGet(const SplitMap *map, MlirValue value) {
+  for (intptr_t k = 0; k < map->count; ++k)
+    if (mlirValueEqual(map->values[k], value))
+      return map->dims[k];
+  return -1;
+}
+
+/* The loop result `index` of `map` names (a projected permutation). */
+static int64_t mapLoop(MlirAffineMap map, intptr_t index) {
+  return (int64_t)mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, index));
+}
+
+/* The result of `map` that names `loop`, or -1. */
+static int64_t mapPosition(MlirAffineMap map, int64_t loop) {
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r)
+    if (mapLoop(map, r) == loop)
+      return r;
+  return -1;
+}
+
+/* True when some use of `argument` is nested in an op of `body` (a capture
+ * in a linalg body, read with global indices: it must not be split). */
+static bool usedInRegion(MlirValue argument, MlirBlock body) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)), body))
+      return true;
+  return false;
+}
+
+/* The first user of `value` in `body` (for a location), or `fallback`. */
+static MlirOperation firstUser(MlirValue value, MlirBlock body, MlirOperation fallback) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k)
+      if (mlirValueEqual(mlirOperationGetOperand(op, k), value))
+        return op;
+  return fallback;
+}
+
+/* Megatron's split of one linalg.generic over the tensor axis, given the
+ * splits of its operands: the loop an operand is split along is split; a
+ * parameter not yet split follows that loop, or, when no loop is split yet
+ * and the op contracts, is split along its outermost loop that the result
+ * has and no other input has (its output columns: the column split). A split
+ * reduction loop leaves the result whole (upstream all-reduces the partial
+ * sums: the row split). Returns false after an error at the op when the
+ * degree does not divide the extent to split. */
+static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  intptr_t inputs = mlirDenseI32ArrayGetElement(segments, 0);
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  for (intptr_t k = 0; k < operands; ++k)
+    if (!mlirAffineMapIsProjectedPermutation(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k))))
+      return true; /* upstream partitions only projected permutations: left whole */
+  bool contracts = false;
+  for (intptr_t l = 0; l < mlirArrayAttrGetNumElements(iterators); ++l)
+    contracts |= memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, l)) == MemoptIteratorReduction;
+  int64_t splitLoop = -1;
+  for (intptr_t k = 0; k < inputs && splitLoop < 0; ++k) {
+    int64_t dim = splitMapGet(map, mlirOperationGetOperand(op, k));
+    if (dim >= 0)
+      splitLoop = mapLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
+  }
+  MlirAffineMap output = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs));
+  for (intptr_t k = 0; k < inputs; ++k) {
+    MlirValue operand = mlirOperationGetOperand(op, k);
+    if (splitMapGet(map, operand) != Undecided)
+      continue;
+    MlirAffineMap operandMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k));
+    int64_t dim = -1;
+    if (splitLoop >= 0) {
+      dim = mapPosition(operandMap, splitLoop);
+    } else if (contracts) {
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(operandMap) && dim < 0; ++r) {
+        int64_t loop = mapLoop(operandMap, r);
+        bool own = mapPosition(output, loop) >= 0;
+        for (intptr_t other = 0; other < inputs && own; ++other)
+          own = other == k ||
+                mapPosition(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, other)), loop) < 0;
+        if (own)
+          dim = r, splitLoop = loop;
+      }
+    }
+    if (dim >= 0) {
+      int64_t extent = mlirShapedTypeGetDimSize(mlirValueGetType(operand), dim);
+      if (mlirShapedTypeIsDynamicSize(extent) || extent % tensor != 0) {
+        memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                               "place-to-shard: tensor-parallel degree %lld does not divide "
+                               "extent %lld of dimension %lld of parameter operand %lld, which "
+                               "Megatron's split divides among the tensor axis",
+                               (long long)tensor, (long long)extent, (long long)dim, (long long)k);
+        return false;
+      }
+    }
+    splitMapSet(map, operand, dim);
+  }
+  bool parallel = splitLoop >= 0 &&
+                  memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, splitLoop)) == MemoptIteratorParallel;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+    MlirAffineMap resultMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs + r));
+    splitMapSet(map, mlirOperationGetResult(op, r), parallel ? mapPosition(resultMap, splitLoop) : -1);
+  }
+  return true;
+}
+
+/* Chooses how each argument of the normalized stage `func` is split:
+ * activations along their batch (first) dimension over the data axis,
+ * parameters by Megatron's column-then-row rule over the tensor axis
+ * (splitGeneric), nothing for an argument read inside a region. Returns false
+ * after a located error when a degree does not divide an extent. */
+static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t data, int64_t tensor,
+                         Split *splits, Split *resultSplits) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  SplitMap map = {NULL, NULL, 0, 0, 0};
+  bool ok = true;
+  intptr_t arguments = mlirBlockGetNumArguments(body);
+  for (intptr_t k = 0; k < arguments && ok; ++k) {
+    MlirValue argument = mlirBlockGetArgument(body, k);
+    MlirType type = mlirValueGetType(argument);
+    splits[k] = (Split){-1, -1};
+    bool shardable = mlirTypeIsARankedTensor(type) && mlirShapedTypeGetRank(type) > 0 &&
+                     !usedInRegion(argument, body);
+    splitMapSet(&map, argument, shardable && parameters[k] && tensor > 1 ? Undecided : -1);
+    /* An argument normalization left unused is read by nothing: whole. */
+    if (!shardable || parameters[k] || data == 1 || mlirOpOperandIsNull(mlirValueGetFirstUse(argument)))
+      continue;
+    int64_t extent = mlirShapedTypeGetDimSize(type, 0);
+    if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
+      memoptEmitOpDiagnostic(firstUser(argument, body, func), MlirDiagnosticError,
+                             "place-to-shard: data-parallel degree %lld does not divide the batch "
+                             "extent %lld of stage argument %lld used here",
+                             (long long)data, (long long)extent, (long long)k);
+      ok = false;
+    }
+    splits[k].data = 0;
+  }
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "linalg.generic"))
+      ok = splitGeneric(op, &map, tensor);
+  for (intptr_t k = 0; k < arguments; ++k) {
+    int64_t dim = splitMapGet(&map, mlirBlockGetArgument(body, k));
+    splits[k].tensor = dim >= 0 ? dim : -1;
+  }
+  /* Results: when an argument is split by batch, the results are
+   * activations that keep their batch split over the data axis; each keeps
+   * whatever split over the tensor axis the walk left on it. */
+  bool batchSplit = false;
+  for (intptr_t k = 0; k < arguments; ++k)
+    batchSplit = batchSplit || splits[k].data == 0;
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  for (intptr_t r = 0; ok && r < mlirOperationGetNumOperands(ret); ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    MlirType type = mlirValueGetType(value);
+    resultSplits[r] = (Split){-1, -1};
+    if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) == 0)
+      continue;
+    int64_t dim = splitMapGet(&map, value);
+    resultSplits[r].tensor = dim >= 0 ? dim : -1;
+    if (!batchSplit || resultSplits[r].tensor == 0)
+      continue;
+    int64_t extent = mlirShapedTypeGetDimSize(type, 0);
+    if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
+      MlirOperation producer = mlirValueIsAOpResult(value) ? mlirOpResultGetOwner(value) : ret;
+      memoptEmitOpDiagnostic(producer, MlirDiagnosticError,
+                             "place-to-shard: data-parallel degree %lld does not divide the batch "
+                             "extent %lld of stage result %lld made here",
+                             (long long)data, (long long)extent, (long long)r);
+      ok = false;
+    }
+    resultSplits[r].data = 0;
+  }
+  free(map.values);
+  free(map.dims);
+  return ok;
+}
+
 /* Outlines one stage into a function after `*after` (then the new function).
  * The function and its grid are named `<function>_stage<index>` and
  * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
  * suffix) when another symbol has the name already. */
-static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
+static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
                        MlirOperation stage, intptr_t dataArguments, MlirOperation *after) {
   MlirContext context = mlirOperationGetContext(stage);
   MlirLocation location = mlirOperationGetLocation(stage);
@@ -213,18 +439,45 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
       mlirBlockInsertOwnedOperationBefore(body, mlirBlockGetFirstOperation(body), clone);
       memoptValueReplaceUsesByScope(captures.values[k], mlirOperationGetResult(clone, 0), outlined, true);
     }
-  /* Annotations on the tensor arguments. */
-  for (intptr_t k = 0; k < arguments; ++k) {
-    MlirType type = inputTypes[k];
-    if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) == 0)
+  /* Normalize for upstream sharding, then annotate the tensor arguments. */
+  bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
+  for (intptr_t k = 0; k < arguments; ++k)
+    parameters[k] = isParameter(captures.values[k], func, dataArguments);
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  bool ok = mlirLogicalResultIsSuccess(memoptShardNormalize(outlined, &parameters, &message));
+  if (!ok)
+    memoptEmitOpDiagnostic(stage, MlirDiagnosticError,
+                           "place-to-shard: normalizing this stage for upstream sharding failed: %s",
+                           message.data ? message.data : "");
+  memoptStringBufferDestroy(&message);
+  intptr_t normalized = mlirBlockGetNumArguments(body);
+  Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
+  ok = ok && chooseSplits(outlined, parameters, data, tensor, splits, resultSplits);
+  /* Every ranked tensor argument, replicated ones too: upstream 22's
+   * shard-partition crashes on a tensor argument without an annotation. */
+  for (intptr_t k = 0; ok && k < normalized; ++k)
+    if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
+        mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
+      annotate(body, mlirBlockGetArgument(body, k), grid.data, splits[k].data, splits[k].tensor,
+               location);
+  /* And every ranked tensor result: without it, upstream's backward pass
+   * has nowhere to start from, and an op that creates a tensor from
+   * nothing (a fill of tensor.empty) can end up replicated where its users
+   * are split, which shard-partition turns into an all-gather. */
+  for (intptr_t r = 0; ok && r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
+        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
       continue;
-    bool parameter = isParameter(captures.values[k], func, dataArguments);
-    int64_t dim = parameter ? mlirShapedTypeGetRank(type) - 1 : 0;
-    int64_t degree = parameter ? tensor : data;
-    int64_t extent = mlirShapedTypeGetDimSize(type, dim);
-    if (degree > 1 && !mlirShapedTypeIsDynamicSize(extent) && extent % degree == 0)
-      annotate(body, mlirBlockGetArgument(body, k), grid.data, dim, parameter ? 1 : 0, location);
+    MlirOperation shard = insertShard(body, ret, value, grid.data, resultSplits[r].data,
+                                      resultSplits[r].tensor, false, location);
+    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
   }
+  free(resultSplits);
+  free(splits);
+  free(parameters);
   memoptStringBufferDestroy(&grid);
   memoptStringBufferDestroy(&name);
 
@@ -233,6 +486,7 @@ static void lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   free(locations);
   free(inputTypes);
   free(captures.values);
+  return ok;
 }
 
 /* True when `func` holds place.stage ops in its body. */
@@ -343,25 +597,45 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
   free(check.staged);
   if (check.failed)
     return mlirLogicalResultFailure();
-  MlirSymbolTable symbols = mlirSymbolTableCreate(module);
-  for (MlirOperation func = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(func);) {
+  /* Lowered on a copy, which replaces the module's body only when every
+   * stage was sharded: an error leaves the module as it was. */
+  MlirOperation copy = mlirOperationClone(module);
+  MlirBlock copyBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
+  MlirSymbolTable symbols = mlirSymbolTableCreate(copy);
+  bool ok = true;
+  for (MlirOperation func = mlirBlockGetFirstOperation(copyBody); ok && !mlirOperationIsNull(func);) {
     MlirOperation next = mlirOperationGetNextInBlock(func);
     if (memoptOperationIsA(func, "place.cluster")) {
       mlirSymbolTableErase(symbols, func);
     } else if (holdsStages(func)) {
       MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
       MlirOperation after = func;
-      for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+      for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
            op = mlirOperationGetNextInBlock(op))
         if (memoptOperationIsA(op, "place.stage"))
-          lowerStage(module, symbols, func, op, dataArguments, &after);
+          ok = lowerStage(copy, symbols, func, op, dataArguments, &after);
       /* Its stages now stand alone: nothing else in it computed anything. */
-      mlirSymbolTableErase(symbols, func);
+      if (ok)
+        mlirSymbolTableErase(symbols, func);
     }
     func = next;
   }
   mlirSymbolTableDestroy(symbols);
-  return mlirLogicalResultSuccess();
+  if (ok) {
+    for (MlirOperation op = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(op);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      mlirOperationDestroy(op);
+      op = next;
+    }
+    for (MlirOperation op = mlirBlockGetFirstOperation(copyBody); !mlirOperationIsNull(op);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(moduleBody, op);
+      op = next;
+    }
+  }
+  mlirOperationDestroy(copy);
+  return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
 /* func for the outlined stages and calls, shard for the annotations. */

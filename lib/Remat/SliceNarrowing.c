@@ -9,7 +9,8 @@
  * or, when an empty (and a fill) made it for P alone, made again at the
  * slice's size, so the whole result is never allocated. This is what
  * upstream's bubble-up-extract-slice patterns do for a single use, which the
- * C API does not expose. */
+ * C API does not expose. A producer reading its loop indices (linalg.index)
+ * is left alone: narrowed, it would count them from 0, not from the offset. */
 #include "Remat/Remat.h"
 #include "Remat/SliceNarrowing.h"
 
@@ -203,6 +204,18 @@ static MlirValue narrowedInit(const MemoptBuilder *builder, MlirValue init, Mlir
   return result;
 }
 
+bool memoptLinalgReadsLoopIndices(MlirOperation op) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+    for (MlirOperation nested = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                                      : mlirBlockGetFirstOperation(body);
+         !mlirOperationIsNull(nested); nested = mlirOperationGetNextInBlock(nested))
+      if (memoptOperationIsA(nested, "linalg.index"))
+        return true;
+  }
+  return false;
+}
+
 /* Narrows the producer of `slice` when the rewrite applies; true when done. */
 static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
@@ -211,6 +224,7 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(slice, 0));
   if (mlirOperationIsNull(producer) || !memoptOperationIsInDialect(producer, "linalg") ||
       mlirOperationGetNumResults(producer) != 1 || !onlyUse(source, slice) ||
+      memoptLinalgReadsLoopIndices(producer) ||
       !mlirTypeIsARankedTensor(sourceType) ||
       mlirShapedTypeGetRank(resultType) != mlirShapedTypeGetRank(sourceType))
     return false;

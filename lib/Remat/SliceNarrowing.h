@@ -2,13 +2,18 @@
  * result is read by one tensor.extract_slice is rewritten to compute just
  * that slice, on slices of its operands. A regenerated value that is a
  * third of a fused projection (q of a qkv matmul) then recomputes a third
- * of the matmul, not all of it. Internal to lib/Remat. */
+ * of the matmul, not all of it. Used by lib/Remat and by place-to-shard's
+ * stage normalization (lib/Place/ShardNormalize.c). */
 #ifndef MEMOPT_REMAT_SLICENARROWING_H
 #define MEMOPT_REMAT_SLICENARROWING_H
 
 #include "mlir-c/IR.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/// True when the body of linalg op `op` reads its loop indices (linalg.index), which a narrowed op would count from 0 instead of the slice's offset: such an op is not narrowed.
+bool memoptLinalgReadsLoopIndices(MlirOperation op);
 
 /// Rewrites every unit-stride tensor.extract_slice in `block` whose source is
 /// the only use of a linalg op result in `block` (each result dimension one

@@ -2,7 +2,12 @@
 // shard.grid (data_parallel x tensor_parallel), annotates the parameters
 // (split along their last dimension over the tensor axis) and the
 // activations (split along the batch over the data axis), and removes the
-// place ops. Upstream sharding-propagation, shard-partition and
+// place ops. Each stage is first normalized by upstream's
+// linalg-generalize-named-ops (with elementwise fusion and canonicalize), so
+// the fill and the matmul arrive as linalg.generic ops, with the constants
+// they read inside their bodies. The results are annotated too: the batch
+// over the data axis, and the matmul's columns, which Megatron's column split
+// leaves split, over the tensor axis. Upstream sharding-propagation, shard-partition and
 // convert-shard-to-mpi accept the result: stage 0's per-device matmul is
 // (8/2)x16 times 16x(32/2), stage 1 (tensor-parallel 1) splits only the batch.
 // RUN: memopt-opt %s --pass-pipeline="builtin.module(place-to-shard)" > %t.mlir
@@ -12,21 +17,25 @@
 // CHECK-NOT: place.
 // CHECK: shard.grid @mlp_stage0_grid(shape = 2x2)
 // CHECK-LABEL: func.func @mlp_stage0(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32>
-// CHECK-DAG: %[[CST:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[SX:.*]] = shard.sharding @mlp_stage0_grid split_axes = {{\[}}[0]] : !shard.sharding
 // CHECK-DAG: %[[X:.*]] = shard.shard %arg0 to %[[SX]] annotate_for_users : tensor<8x16xf32>
 // CHECK-DAG: %[[SW:.*]] = shard.sharding @mlp_stage0_grid split_axes = {{\[}}[], [1]] : !shard.sharding
 // CHECK-DAG: %[[W:.*]] = shard.shard %arg1 to %[[SW]] annotate_for_users : tensor<16x32xf32>
-// CHECK: linalg.fill ins(%[[CST]]
-// CHECK: linalg.matmul ins(%[[X]], %[[W]] :
-// CHECK: return
+// CHECK: %[[FILL:.*]] = linalg.generic {{.*}} outs(
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT: %[[CST:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: linalg.yield %[[CST]] : f32
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : {{.*}}) outs(%[[FILL]] :
+// CHECK: %[[SM:.*]] = shard.sharding @mlp_stage0_grid split_axes = {{\[}}[0], [1]] : !shard.sharding
+// CHECK-NEXT: %[[R:.*]] = shard.shard %[[M]] to %[[SM]] : tensor<8x32xf32>
+// CHECK-NEXT: return %[[R]]
 // CHECK: shard.grid @mlp_stage1_grid(shape = 4x1)
 // CHECK-LABEL: func.func @mlp_stage1(%arg0: tensor<8x32xf32>) -> tensor<8x32xf32>
 // CHECK: shard.sharding @mlp_stage1_grid split_axes = {{\[}}[0]]
 // CHECK: math.tanh
 
 // SPMD-LABEL: func.func @mlp_stage0(%arg0: tensor<4x16xf32>, %arg1: tensor<16x16xf32>) -> tensor<4x16xf32>
-// SPMD: linalg.matmul ins(%arg0, %arg1 : tensor<4x16xf32>, tensor<16x16xf32>)
+// SPMD: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x16xf32>, tensor<16x16xf32>)
 // SPMD-LABEL: func.func @mlp_stage1(%arg0: tensor<2x32xf32>) -> tensor<2x32xf32>
 
 "place.cluster"() {sym_name = "pod", devices = 8 : i64, hbm_bytes = 1073741824 : i64, link_bandwidth = 4294967296 : i64} : () -> ()

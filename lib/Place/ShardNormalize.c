@@ -1,0 +1,219 @@
+/* The IR normalization place-to-shard applies to an outlined stage before
+ * sharding it, so that upstream sharding-propagation sees only ops with a
+ * sharding interface at the top level of the function.
+ *
+ * Upstream (MLIR 22) gives tensor.expand_shape, collapse_shape and
+ * extract_slice no sharding interface, and every transformer layer reshapes
+ * (batch x sequence) around each matmul and (heads x head size) around
+ * attention. Upstream's own rewrites remove them: linalg-generalize-named-ops
+ * makes every linalg op a linalg.generic, linalg-fuse-elementwise-ops folds
+ * each reshape into the generics around it by expanding their loops (and
+ * fuses elementwise producers into consumers), canonicalize drops identity
+ * slices. A slice of a computed value (GPT-2's q, k, v thirds of one fused
+ * projection) moves up: each slice gets a copy of its producer, narrowed to
+ * the slice on slices of its operands (lib/Remat/SliceNarrowing.c), up to
+ * the arguments; the pipeline then runs again to fold the reshapes that
+ * followed. What is left is views of the function's own arguments (a weight
+ * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
+ * view as an argument of its own (the same row-major data for a reshape).
+ * Constants a linalg body reads from the function are cloned into the body:
+ * upstream 22's shard-partition of a generic whose reduction loop is split
+ * rebuilds the body without the function's constants, leaving those uses
+ * dangling (a crash in the verifier). */
+#include "Place/Place.h"
+#include "IR/IR.h"
+#include "Remat/SliceNarrowing.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdlib.h>
+
+static const char normalizationPipeline[] =
+    "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize)";
+
+/* True when `op` is a view op of a static result whose source is `value`. */
+static bool isHoistableView(MlirOperation op, MlirValue value) {
+  if (!memoptOperationIsA(op, "tensor.expand_shape") &&
+      !memoptOperationIsA(op, "tensor.collapse_shape") &&
+      !memoptOperationIsA(op, "tensor.extract_slice"))
+    return false;
+  if (mlirOperationGetNumOperands(op) != 1 || !mlirValueEqual(mlirOperationGetOperand(op, 0), value))
+    return false;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  return mlirShapedTypeHasStaticShape(type);
+}
+
+/* Finds a top-level view of an argument of `func`; returns its op and sets
+ * `*argument` to the argument's index, or returns a null op. */
+static MlirOperation findArgumentView(MlirOperation func, intptr_t *argument) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (mlirOperationGetNumOperands(op) != 1)
+      continue;
+    MlirValue source = mlirOperationGetOperand(op, 0);
+    if (!mlirValueIsABlockArgument(source) ||
+        !mlirBlockEqual(mlirBlockArgumentGetOwner(source), body) || !isHoistableView(op, source))
+      continue;
+    *argument = mlirBlockArgumentGetArgNumber(source);
+    return op;
+  }
+  return (MlirOperation){NULL};
+}
+
+/* True when `op` is nested in a region of `ancestor`. */
+static bool isNestedIn(MlirOperation op, MlirOperation ancestor) {
+  for (MlirOperation parent = mlirOperationGetParentOperation(op); !mlirOperationIsNull(parent);
+       parent = mlirOperationGetParentOperation(parent))
+    if (mlirOperationEqual(parent, ancestor))
+      return true;
+  return false;
+}
+
+/* Clones into the body of each top-level linalg op of `func` the
+ * arith.constant ops of the function it reads; those left unread go. */
+static void sinkConstants(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (MlirOperation constant = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(constant);
+       constant = next) {
+    next = mlirOperationGetNextInBlock(constant);
+    if (!memoptOperationIsA(constant, "arith.constant"))
+      continue;
+    MlirValue value = mlirOperationGetResult(constant, 0);
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op)) {
+      if (mlirOperationGetNumRegions(op) != 1 || !memoptOperationIsInDialect(op, "linalg"))
+        continue;
+      MlirBlock inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+      bool read = false;
+      for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use) && !read;
+           use = mlirOpOperandGetNextUse(use))
+        read = isNestedIn(mlirOpOperandGetOwner(use), op);
+      if (!read || mlirBlockIsNull(inner))
+        continue;
+      MlirOperation clone = mlirOperationClone(constant);
+      mlirBlockInsertOwnedOperationBefore(inner, mlirBlockGetFirstOperation(inner), clone);
+      memoptValueReplaceUsesByScope(value, mlirOperationGetResult(clone, 0), op, true);
+    }
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(value)))
+      mlirOperationDestroy(constant);
+  }
+}
+
+/* Rewrites the function type of `func` from its entry block's arguments. */
+static void updateFunctionType(MlirOperation func) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirAttribute typeAttr =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("function_type"));
+  MlirType old = mlirTypeAttrGetValue(typeAttr);
+  intptr_t inputs = mlirBlockGetNumArguments(body), results = mlirFunctionTypeGetNumResults(old);
+  MlirType *inputTypes = memoptAllocateZeroed((size_t)inputs + 1, sizeof *inputTypes);
+  MlirType *resultTypes = memoptAllocateZeroed((size_t)results + 1, sizeof *resultTypes);
+  for (intptr_t k = 0; k < inputs; ++k)
+    inputTypes[k] = mlirValueGetType(mlirBlockGetArgument(body, k));
+  for (intptr_t r = 0; r < results; ++r)
+    resultTypes[r] = mlirFunctionTypeGetResult(old, r);
+  MlirType type = mlirFunctionTypeGet(context, inputs, inputTypes, results, resultTypes);
+  mlirOperationSetAttributeByName(func, mlirStringRefCreateFromCString("function_type"),
+                                  mlirTypeAttrGet(type));
+  free(resultTypes);
+  free(inputTypes);
+}
+
+/* Runs the normalization pipeline on `func`; on failure `message` says why. */
+static MlirLogicalResult runPipeline(MlirOperation func, MemoptStringBuffer *message) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirPassManager passManager =
+      mlirPassManagerCreateOnOperation(context, mlirStringRefCreateFromCString("func.func"));
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(passManager),
+      mlirStringRefCreateFromCString(normalizationPipeline), memoptAppendToBuffer, message);
+  bool ok = mlirLogicalResultIsSuccess(parsed) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(passManager, func));
+  mlirPassManagerDestroy(passManager);
+  if (!ok && message->length == 0)
+    memoptStringBufferAppendFormat(message, "upstream %s failed", normalizationPipeline);
+  return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+}
+
+/* Gives each tensor.extract_slice of a top-level linalg op's result in
+ * `body` a copy of that op of its own, when every use of the result is such
+ * a slice (the three thirds q, k, v of a fused qkv projection); true when
+ * something was copied. */
+static bool copyProducersPerSlice(MlirBlock body) {
+  bool copied = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) != 1 ||
+        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndices(op))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    MlirOpOperand first = mlirValueGetFirstUse(result);
+    if (mlirOpOperandIsNull(first) || memoptValueHasOneUse(result))
+      continue;
+    bool slicesOnly = true;
+    for (MlirOpOperand use = first; !mlirOpOperandIsNull(use) && slicesOnly;
+         use = mlirOpOperandGetNextUse(use))
+      slicesOnly = memoptOperationIsA(mlirOpOperandGetOwner(use), "tensor.extract_slice") &&
+                   mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)), body);
+    if (!slicesOnly)
+      continue;
+    /* Every slice but the first reads a copy made right before it. */
+    while (!memoptValueHasOneUse(result)) {
+      MlirOperation slice = mlirOpOperandGetOwner(mlirValueGetFirstUse(result));
+      MlirOperation copy = mlirOperationClone(op);
+      mlirBlockInsertOwnedOperationBefore(body, slice, copy);
+      mlirOperationSetOperand(slice, 0, mlirOperationGetResult(copy, 0));
+    }
+    copied = true;
+  }
+  return copied;
+}
+
+MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
+                                       MemoptStringBuffer *message) {
+  if (mlirLogicalResultIsFailure(runPipeline(func, message)))
+    return mlirLogicalResultFailure();
+  /* Slices of computed values move up to the arguments (each slice's
+   * producer computes just that slice, on slices of its operands), where
+   * they are views to hoist; then the pipeline again, whose reshape fusion
+   * folds the reshapes that followed the slices. */
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  bool moved = false;
+  for (bool again = true; again;) {
+    bool copied = copyProducersPerSlice(body);
+    size_t narrowed = memoptNarrowSlicedProducers(body);
+    again = copied || narrowed > 0;
+    moved = moved || narrowed > 0;
+  }
+  if (moved && mlirLogicalResultIsFailure(runPipeline(func, message)))
+    return mlirLogicalResultFailure();
+
+  /* Hoist the views of arguments, one at a time: each becomes a new
+   * argument, a parameter when its source is one; sources left without
+   * uses go. */
+  intptr_t argument = 0;
+  for (MlirOperation view = findArgumentView(func, &argument); !mlirOperationIsNull(view);
+       view = findArgumentView(func, &argument)) {
+    MlirValue result = mlirOperationGetResult(view, 0);
+    intptr_t count = mlirBlockGetNumArguments(body);
+    *parameters = memoptReallocArray(*parameters, (size_t)count + 1, sizeof **parameters);
+    (*parameters)[count] = (*parameters)[argument];
+    MlirValue hoisted =
+        mlirBlockAddArgument(body, mlirValueGetType(result), mlirOperationGetLocation(view));
+    mlirValueReplaceAllUsesOfWith(result, hoisted);
+    mlirOperationDestroy(view);
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, argument)))) {
+      mlirBlockEraseArgument(body, (unsigned)argument);
+      for (intptr_t k = argument; k < count; ++k)
+        (*parameters)[k] = (*parameters)[k + 1];
+    }
+  }
+  updateFunctionType(func);
+  sinkConstants(func);
+  return mlirLogicalResultSuccess();
+}
