@@ -120,6 +120,27 @@ static bool applyPipeline(Harness *harness, const Variant *variant, const char *
   return ok;
 }
 
+/* Runs `argv` (mlir-runner, or the MPI launcher starting it) with memopt_rt's
+ * environment: the run's memory limit, and mlir-runner's perf jitdump files
+ * (written under $JITDUMPDIR/.debug/jit, else $TMPDIR or the home directory,
+ * on every run) kept in the work directory. */
+static bool runRunner(const Harness *harness, char *const argv[], const char *stdoutPath,
+                      const char *stderrPath, HarnessExit *exit, MemoptStringBuffer *error) {
+  MemoptStringBuffer jitdump = memoptStringBufferCreate();
+  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
+  /* Always set, so that a limit in the caller's environment does not leak in. */
+  MemoptStringBuffer limit = memoptStringBufferCreate();
+  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
+  if (harness->options.limitBytes > 0)
+    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
+  char *environment[] = {jitdump.data, limit.data, NULL};
+  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
+                              harness->options.timeoutSeconds, exit, error);
+  memoptStringBufferDestroy(&jitdump);
+  memoptStringBufferDestroy(&limit);
+  return ok;
+}
+
 /* Runs the lowered program under mlir-runner and reads memopt_rt's report. */
 static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *error) {
   const char *llvmPath = variant->llvmPath, *wrapperName = variant->wrapperName;
@@ -141,21 +162,8 @@ static bool execute(Harness *harness, Variant *variant, MemoptStringBuffer *erro
   char *argv[] = {MEMOPT_LLVM_BIN_DIR "/mlir-runner", (char *)llvmPath, "-e", (char *)wrapperName,
                   "-entry-point-result=void", "-O3", runnerUtils.data, cRunnerUtils.data,
                   runtime.data, NULL};
-  /* mlir-runner writes perf jitdump files under $JITDUMPDIR/.debug/jit
-   * (else $TMPDIR or the home directory) on every run: keep them with ours. */
-  MemoptStringBuffer jitdump = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
-  /* Always set, so that a limit in the caller's environment does not leak in. */
-  MemoptStringBuffer limit = memoptStringBufferCreate();
-  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
-  if (harness->options.limitBytes > 0)
-    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
-  char *environment[] = {jitdump.data, limit.data, NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
-                              harness->options.timeoutSeconds, &exit, error);
-  memoptStringBufferDestroy(&jitdump);
-  memoptStringBufferDestroy(&limit);
+  bool ok = runRunner(harness, argv, stdoutPath, stderrPath, &exit, error);
   MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate();
   if (ok && (!exit.exited || exit.code != 0)) {
     memoptStringBufferAppendCString(error, "mlir-runner failed with ");
@@ -269,15 +277,8 @@ static bool executeRanks(Harness *harness, Variant *variant, const char *mpirun,
                   MEMOPT_LLVM_BIN_DIR "/mlir-runner", variant->llvmPath, "-e", variant->wrapperName,
                   "-entry-point-result=void", "-O3", runnerUtils.data, cRunnerUtils.data, runtime.data,
                   mpich.data, NULL};
-  MemoptStringBuffer jitdump = memoptStringBufferCreate(), limit = memoptStringBufferCreate();
-  memoptStringBufferAppendFormat(&jitdump, "JITDUMPDIR=%s", harness->workDir.path);
-  memoptStringBufferAppendCString(&limit, "MEMOPT_RT_LIMIT_BYTES=");
-  if (harness->options.limitBytes > 0)
-    memoptStringBufferAppendFormat(&limit, "%lld", harness->options.limitBytes);
-  char *environment[] = {jitdump.data, limit.data, NULL};
   HarnessExit exit;
-  bool ok = harnessRunProcess(argv, environment, stdoutPath, stderrPath,
-                              harness->options.timeoutSeconds, &exit, error);
+  bool ok = runRunner(harness, argv, stdoutPath, stderrPath, &exit, error);
   variant->rankMeasurements = memoptAllocateZeroed((size_t)variant->ranks, sizeof *variant->rankMeasurements);
   MemoptStringBuffer output = memoptStringBufferCreate(), readError = memoptStringBufferCreate(),
                      path = memoptStringBufferCreate();
@@ -318,8 +319,6 @@ static bool executeRanks(Harness *harness, Variant *variant, const char *mpirun,
   memoptStringBufferDestroy(&output);
   memoptStringBufferDestroy(&readError);
   memoptStringBufferDestroy(&path);
-  memoptStringBufferDestroy(&jitdump);
-  memoptStringBufferDestroy(&limit);
   memoptStringBufferDestroy(&count);
   memoptStringBufferDestroy(&runnerUtils);
   memoptStringBufferDestroy(&cRunnerUtils);
