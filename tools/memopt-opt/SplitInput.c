@@ -26,10 +26,18 @@ static const char *findText(const char *from, const char *end, const char *needl
   return NULL;
 }
 
-static void addChunk(SplitInput *split, size_t *capacity, const char *begin, const char *end) {
-  split->chunks =
-      memoptGrowArray(split->chunks, capacity, split->chunkCount + 1, sizeof *split->chunks);
-  split->chunks[split->chunkCount++] = (SplitChunk){begin, end};
+/* Moves `place` forward to `to`, counting lines and columns on the way:
+ * places are found in order, so the input is read once. */
+static SplitPlace advance(SplitPlace place, const char *to) {
+  for (; place.at < to; ++place.at) {
+    if (*place.at == '\n') {
+      ++place.line;
+      place.column = 1;
+    } else {
+      ++place.column;
+    }
+  }
+  return place;
 }
 
 SplitInput splitInputCreate(const char *input, size_t length, const char *marker) {
@@ -37,30 +45,37 @@ SplitInput splitInputCreate(const char *input, size_t length, const char *marker
   size_t chunkCapacity = 0, nearMissCapacity = 0;
   size_t prefixLength = strlen(marker) - CheckLength;
   const char *inputEnd = input + length;
-  /* The chunk being extended: [chunk, chunkEnd); empty at first. */
-  const char *chunk = input, *chunkEnd = input;
+  SplitPlace cursor = {input, 1, 1};
+  /* The chunk being extended: [chunk.at, chunkEnd); empty at first. */
+  SplitPlace chunk = cursor;
+  const char *chunkEnd = input;
   for (const char *piece = input;;) {
     const char *found = findText(piece, inputEnd, marker, prefixLength);
     const char *pieceEnd = found ? found : inputEnd;
-    if (chunkEnd == chunk) {
-      chunk = piece;
+    if (chunkEnd == chunk.at) {
+      chunk = cursor = advance(cursor, piece);
     } else if ((size_t)(pieceEnd - piece) > CheckLength &&
                memcmp(piece, marker + prefixLength, CheckLength) == 0 &&
                piece[CheckLength] != '0') {
-      addChunk(&split, &chunkCapacity, chunk, chunkEnd);
-      chunk = piece + CheckLength;
+      split.chunks = memoptGrowArray(split.chunks, &chunkCapacity, split.chunkCount + 1,
+                                     sizeof *split.chunks);
+      split.chunks[split.chunkCount++] = (SplitChunk){chunk, chunkEnd};
+      chunk = cursor = advance(cursor, piece + CheckLength);
     } else {
       split.nearMisses = memoptGrowArray(split.nearMisses, &nearMissCapacity,
                                          split.nearMissCount + 1, sizeof *split.nearMisses);
-      split.nearMisses[split.nearMissCount++] = piece;
+      split.nearMisses[split.nearMissCount++] = cursor = advance(cursor, piece);
     }
     chunkEnd = pieceEnd;
     if (!found)
       break;
     piece = found + prefixLength;
   }
-  if (chunkEnd != chunk)
-    addChunk(&split, &chunkCapacity, chunk, chunkEnd);
+  if (chunkEnd != chunk.at) {
+    split.chunks = memoptGrowArray(split.chunks, &chunkCapacity, split.chunkCount + 1,
+                                   sizeof *split.chunks);
+    split.chunks[split.chunkCount++] = (SplitChunk){chunk, chunkEnd};
+  }
   return split;
 }
 
@@ -70,27 +85,10 @@ void splitInputDestroy(SplitInput *split) {
   *split = (SplitInput){0};
 }
 
-void splitChunkAppendInPlace(const char *input, SplitChunk chunk, MemoptStringBuffer *out) {
-  const char *lineStart = input;
-  for (const char *p = input; p < chunk.begin; ++p)
-    if (*p == '\n') {
-      memoptStringBufferAppend(out, "\n", 1);
-      lineStart = p + 1;
-    }
-  for (const char *p = lineStart; p < chunk.begin; ++p)
+void splitChunkAppendInPlace(SplitChunk chunk, MemoptStringBuffer *out) {
+  for (unsigned line = 1; line < chunk.start.line; ++line)
+    memoptStringBufferAppend(out, "\n", 1);
+  for (unsigned column = 1; column < chunk.start.column; ++column)
     memoptStringBufferAppend(out, " ", 1);
-  memoptStringBufferAppend(out, chunk.begin, (size_t)(chunk.end - chunk.begin));
-}
-
-void splitChunkPosition(const char *input, SplitChunk chunk, unsigned *line, unsigned *column) {
-  *line = 1;
-  *column = 1;
-  for (const char *p = input; p < chunk.begin; ++p) {
-    if (*p == '\n') {
-      ++*line;
-      *column = 1;
-    } else {
-      ++*column;
-    }
-  }
+  memoptStringBufferAppend(out, chunk.start.at, (size_t)(chunk.end - chunk.start.at));
 }

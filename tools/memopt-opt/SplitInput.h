@@ -7,9 +7,16 @@
 
 #include <stddef.h>
 
-/// One chunk: [begin, end) of the input.
+/// A place in the input and its position in the file (1-based).
+typedef struct SplitPlace {
+  const char *at;
+  unsigned line;
+  unsigned column;
+} SplitPlace;
+
+/// One chunk: [start.at, end) of the input.
 typedef struct SplitChunk {
-  const char *begin;
+  SplitPlace start;
   const char *end;
 } SplitChunk;
 
@@ -18,7 +25,7 @@ typedef struct SplitChunk {
 typedef struct SplitInput {
   SplitChunk *chunks; /* owned; empty chunks are left out */
   size_t chunkCount;
-  const char **nearMisses; /* owned; where a near miss starts */
+  SplitPlace *nearMisses; /* owned; where each near miss starts */
   size_t nearMissCount;
 } SplitInput;
 
@@ -32,11 +39,8 @@ SplitInput splitInputCreate(const char *input, size_t length, const char *marker
 void splitInputDestroy(SplitInput *split);
 
 /// Appends `chunk` to `out` preceded by as many newlines as lines before it
-/// in `input` and as many spaces as columns before it on its line, so that
+/// in the file and as many spaces as columns before it on its line, so that
 /// parsing `out` gives the positions the chunk has in the file.
-void splitChunkAppendInPlace(const char *input, SplitChunk chunk, MemoptStringBuffer *out);
-
-/// Sets `line` and `column` (1-based) to where `chunk` starts in `input`.
-void splitChunkPosition(const char *input, SplitChunk chunk, unsigned *line, unsigned *column);
+void splitChunkAppendInPlace(SplitChunk chunk, MemoptStringBuffer *out);
 
 #endif /* MEMOPT_OPT_SPLITINPUT_H */

@@ -591,22 +591,15 @@ static bool writeReports(const Driver *driver, MemoptStringBuffer *error) {
 }
 
 /* Reports a near miss with the split marker as mlir-opt does: a warning at
- * `at`, with its source line and a caret. */
-static void warnNearMiss(const Driver *driver, const char *input, const char *inputEnd,
-                         const char *at) {
-  size_t line = 1;
-  const char *lineStart = input;
-  for (const char *p = input; p < at; ++p)
-    if (*p == '\n') {
-      ++line;
-      lineStart = p + 1;
-    }
-  const char *lineEnd = memchr(at, '\n', (size_t)(inputEnd - at));
+ * `place`, with its source line and a caret. */
+static void warnNearMiss(const Driver *driver, const char *inputEnd, SplitPlace place) {
+  const char *lineStart = place.at - (place.column - 1);
+  const char *lineEnd = memchr(place.at, '\n', (size_t)(inputEnd - place.at));
   if (!lineEnd)
     lineEnd = inputEnd;
-  fprintf(stderr, "%s:%zu:%zu: warning: near miss with file split marker\n%.*s\n%*s^\n",
-          driver->sourceName, line, (size_t)(at - lineStart) + 1, (int)(lineEnd - lineStart),
-          lineStart, (int)(at - lineStart), "");
+  fprintf(stderr, "%s:%u:%u: warning: near miss with file split marker\n%.*s\n%*s^\n",
+          driver->sourceName, place.line, place.column, (int)(lineEnd - lineStart), lineStart,
+          (int)(place.column - 1), "");
 }
 
 /* Runs every chunk of the input as a file of its own, after reporting the
@@ -614,15 +607,18 @@ static void warnNearMiss(const Driver *driver, const char *input, const char *in
 static bool processSplit(Driver *driver, const char *input, size_t inputLength) {
   SplitInput split = splitInputCreate(input, inputLength, driver->options.splitMarker);
   for (size_t i = 0; i < split.nearMissCount; ++i)
-    warnNearMiss(driver, input, input + inputLength, split.nearMisses[i]);
+    warnNearMiss(driver, input + inputLength, split.nearMisses[i]);
   bool ok = true;
   for (size_t i = 0; i < split.chunkCount; ++i) {
     if (i)
       memoptStringBufferAppendFormat(&driver->output, "%s\n", driver->options.outputSplitMarker);
     MemoptStringBuffer text = memoptStringBufferCreate();
-    splitChunkAppendInPlace(input, split.chunks[i], &text);
-    if (split.chunks[i].begin != input)
-      splitChunkPosition(input, split.chunks[i], &driver->chunkLine, &driver->chunkColumn);
+    splitChunkAppendInPlace(split.chunks[i], &text);
+    /* A chunk that starts the file has no start of its own: its whole-file
+     * diagnostics stay at line 0, as mlir-opt's. */
+    bool startsFile = split.chunks[i].start.at == input;
+    driver->chunkLine = startsFile ? 0 : split.chunks[i].start.line;
+    driver->chunkColumn = startsFile ? 0 : split.chunks[i].start.column;
     ok = processBuffer(driver, memoptStringBufferGet(&text), text.length) && ok;
     driver->chunkLine = driver->chunkColumn = 0;
     memoptStringBufferDestroy(&text);
