@@ -62,12 +62,22 @@ static bool pointsIntoInput(const MemoptDiagnostic *entry, const char *path, siz
   return entry->file && strcmp(entry->file, path) == 0 && entry->line <= lines;
 }
 
+/* True when `source` holds `text` anywhere, NUL bytes included: a mutated
+ * input may hold NUL bytes, which MLIR's lexer reads past. */
+static bool sourceContains(MlirStringRef source, const char *text) {
+  size_t length = strlen(text);
+  for (size_t i = 0; i + length <= source.length; ++i)
+    if (memcmp(source.data + i, text, length) == 0)
+      return true;
+  return false;
+}
+
 /* Classifies a failed run by its diagnostics: an error pointing into `path`
  * (which has `lines` lines) is the expected rejection. So is any error when
  * the input gives locations of its own (`loc(...)`): then the input, not
  * memopt, decides where its errors point, `loc(unknown)` included. */
 static MutateChildStatus classifyFailure(const MemoptDiagnosticLog *log, const char *path,
-                                         size_t lines, const char *text,
+                                         size_t lines, MlirStringRef source,
                                          MutateChildReport *report) {
   const MemoptDiagnostic *firstError = NULL;
   for (size_t i = 0; i < log->count; ++i) {
@@ -87,10 +97,10 @@ static MutateChildStatus classifyFailure(const MemoptDiagnosticLog *log, const c
     return MUTATE_SILENT_FAILURE;
   }
   MemoptStringBuffer formatted = memoptStringBufferCreate();
-  memoptDiagnosticFormat(firstError, mlirStringRefCreateFromCString(text), &formatted);
+  memoptDiagnosticFormat(firstError, source, &formatted);
   setDetail(report, memoptStringBufferGet(&formatted));
   memoptStringBufferDestroy(&formatted);
-  bool located = pointsIntoInput(firstError, path, lines) || strstr(text, "loc(") != NULL;
+  bool located = pointsIntoInput(firstError, path, lines) || sourceContains(source, "loc(");
   return located ? MUTATE_REJECTED : MUTATE_UNLOCATED_ERROR;
 }
 
@@ -165,7 +175,7 @@ MutateChildStatus mutateRunChild(MlirContext context, MlirContext upstreamContex
   if (!built)
     status = MUTATE_PIPELINE_INVALID;
   else if (!succeeded)
-    status = classifyFailure(&log, path, lines, text, report);
+    status = classifyFailure(&log, path, lines, mlirStringRefCreate(text, input.length), report);
   else {
     report->stage = MUTATE_STAGE_REPARSE;
     status = reparses(upstreamContext, memoptStringBufferGet(&output), report)
