@@ -46,6 +46,8 @@ static void appendPrinted(MlirStringRef piece, void *userData) {
     name->truncated = true;
     return;
   }
+  if (piece.length == 0)
+    return;
   memcpy(name->text + name->length, piece.data, piece.length);
   name->length += piece.length;
   name->text[name->length] = '\0';

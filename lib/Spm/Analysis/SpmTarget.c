@@ -38,14 +38,16 @@ static bool presetFromAttribute(MlirAttribute name, MemoptSpmTarget *target,
     return false;
   }
   MlirStringRef text = mlirStringAttrGetValue(name);
+  // An empty string attribute may hold no storage at all: data is then null.
+  const char *data = text.length ? text.data : "";
   char buffer[64];
   size_t length = text.length < sizeof buffer - 1 ? text.length : sizeof buffer - 1;
-  memcpy(buffer, text.data, length);
+  memcpy(buffer, data, length);
   buffer[length] = '\0';
-  if (memoptSpmTargetPreset(buffer, target))
+  if (length == text.length && memoptSpmTargetPreset(buffer, target))
     return true;
   memoptStringBufferAppendFormat(error, "unknown spm.target preset '%.*s' (", (int)text.length,
-                                 text.data);
+                                 data);
   for (size_t i = 0; i < memoptSpmTargetPresetCount(); ++i)
     memoptStringBufferAppendFormat(error, "%s%s", i ? ", " : "", memoptSpmTargetPresetName(i));
   memoptStringBufferAppendCString(error, ")");

@@ -58,6 +58,18 @@ module attributes {spm.target = "spm-1k"} {
 
 // -----
 
+// An empty preset name (a string attribute with no storage) is an unknown preset
+// too, found by fuzzing.
+// expected-error @+1 {{spm-to-memref: unknown spm.target preset '' (spm-512k, spm-2m, spm-8m)}}
+module attributes {spm.target = ""} {
+  func.func @empty(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %p = "spm.pin"(%x) {offset = 0 : i64, size = 4096 : i64} : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return %p : tensor<8x128xf32>
+  }
+}
+
+// -----
+
 // CHECK-LABEL: func.func @no_target
 // CHECK: memref.alloc() : memref<4096xi8, 1>
 func.func @no_target(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
