@@ -6,12 +6,14 @@
 # memopt-run on as many MPI ranks as its grid has devices (--ranks; a 1x1
 # grid runs on one device), which compares each rank's slice of every result
 # with the single-device run of the stage. One row per stage: the plan
-# (pipeline/tensor/data parallel), the ranks, the verdict on the outputs, each
-# rank's peak bytes against place-search's memory per device for the stage
-# (its model of a training step at the accelerator's element size, so an
-# upper bound of a different program rather than a forecast of this run),
-# and the slowest rank's median time. A step that fails prints its first
-# error instead; the matrix goes on.
+# (pipeline/tensor/data parallel), the ranks, the verdict on the outputs, the
+# bytes each rank holds at its peak (inputs_bytes + peak_bytes: its slices of
+# the parameters and data, and what the call allocates) against
+# place-search's memory per device for the stage (memory=forward for the
+# forward program: the program as written; memory=training for the training
+# step: PHAZE's model at the accelerator's element size, so an upper bound
+# rather than a forecast of this run), and the slowest rank's median time. A
+# step that fails prints its first error instead; the matrix goes on.
 #
 #   utils/bench-place-run.sh [build dir]
 set -uo pipefail
@@ -34,16 +36,17 @@ search="global-batch=16 heads=2 hbm=1073741824"
 firstError() { grep -m1 -o 'error: .*' "$1" | cut -c1-150; }
 
 printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
-  program devices plan stage ranks outputs "peak_bytes per rank" predicted "ms (slowest)"
+  program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
-  [ "$program" = train ] && extra=(--train)
+  memory=forward
+  [ "$program" = train ] && extra=(--train) && memory=training
   "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
   for devices in 1 2 4; do
     placed="$work/$program-$devices.mlir"
     report="$work/$program-$devices.json"
     if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$placed" 2>"$work/err" \
-        --pass-pipeline="builtin.module(place-search{devices=$devices $search report=$report},place-to-shard)"; then
+        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=$memory report=$report},place-to-shard)"; then
       printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
       continue
     fi
@@ -67,11 +70,11 @@ for program in forward train; do
       fi
       if [ "$ranks" -gt 1 ]; then
         verdict=$(grep -m1 -o '^outputs: [a-z ]*' "$work/out" | cut -c10- | sed 's/ *$//')
-        peaks=$(grep -o '^rank [0-9]*: .*peak_bytes=[0-9]*' "$work/out" | grep -o 'peak_bytes=[0-9]*' | cut -d= -f2 | paste -sd, -)
+        peaks=$(grep -o '^rank [0-9]*: .*held_bytes=[0-9]*' "$work/out" | grep -o 'held_bytes=[0-9]*' | cut -d= -f2 | paste -sd, -)
         ms=$(grep -o '^rank [0-9]*: .*time_ms_median=[0-9.]*' "$work/out" | grep -o 'time_ms_median=[0-9.]*' | cut -d= -f2 | sort -g | tail -1)
       else
         verdict="one device"
-        peaks=$(grep -m1 '^peak_bytes:' "$work/out" | awk '{print $2}')
+        peaks=$(awk '/^inputs_bytes:|^peak_bytes:/ { held += $2 } END { print held }' "$work/out")
         ms=$(grep -m1 '^time_ms_median:' "$work/out" | awk '{print $2}')
       fi
       printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \

@@ -7,6 +7,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static MlirNamedAttribute named(MlirContext context, const char *name, MlirAttribute value) {
@@ -90,6 +91,7 @@ static void createStage(MlirOperation func, const char *clusterName, const Memop
       named(context, "recompute", mlirBoolAttrGet(context, stage->recompute)),
       named(context, "first_layer", i64(context, (int64_t)stage->firstLayer)),
       named(context, "layers", i64(context, (int64_t)stage->layerCount)),
+      named(context, "memory_bytes_per_device", i64(context, (int64_t)ceil(stage->memoryBytes))),
       memoptSlotSegments(context, "resultSegmentSizes", results),
   };
   mlirOperationStateAddAttributes(&state, sizeof attributes / sizeof *attributes, attributes);

@@ -156,9 +156,13 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
     const MemoptSegmentCost *cost = &storage->segments[segment];
     /* The cost at microbatch 1 was computed with scale 1 / irBatch: per sample. */
     storage->layers[l] = (MemoptPlacementLayer){
-        &storage->seconds[segment * count], cost->parameterElements * element,
+        &storage->seconds[segment * count],
+        cost->parameterElements * element,
         cost->activationElements / model->irBatch * element,
-        cost->boundaryElements / model->irBatch * element};
+        cost->boundaryElements / model->irBatch * element,
+        cost->parameterBytes - cost->splitParameterBytes,
+        cost->splitParameterBytes,
+        (cost->boundaryBytes + cost->liveBytes) / model->irBatch};
   }
   storage->problem = (MemoptPlacementProblem){
       storage->layers,
@@ -173,6 +177,9 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
       memoptPassOptionsGetInteger(options, "max-tensor-parallel"),
       memoptPassOptionsGetInteger(options, "heads"),
       memoptPassOptionsGetFloat(options, "backward-factor"),
+      strcmp(memoptPassOptionsGetString(options, "memory"), "forward") == 0
+          ? MemoptPlacementForward
+          : MemoptPlacementTraining,
   };
   return true;
 }

@@ -43,6 +43,11 @@ static const MemoptPassOptionInfo options[] = {
      1e3},
     {"backward-factor", MemoptOptionFloat, "2", "Backward time as a multiple of forward", NULL, 0,
      100},
+    {"memory", MemoptOptionChoice, "training",
+     "What a device holds: a training step at the accelerator's element size (parameters, "
+     "gradients and optimizer state, stashed activations) or the forward program as written "
+     "(its parameters' share and largest live set at its element types)",
+     "training|forward", 0, 0},
     {"baseline", MemoptOptionString, "",
      "A fixed configuration 'p,t,d' to evaluate beside the search (Megatron-style even split)",
      NULL, 0, 0},

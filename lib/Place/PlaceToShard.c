@@ -410,6 +410,15 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
       memoptNamedAttribute(context, "function_type", mlirTypeAttrGet(functionType)),
   };
   mlirOperationStateAddAttributes(&funcState, 2, funcAttributes);
+  /* place-search's memory per device for the stage, for memopt-run --ranks
+   * to set beside each rank's measured peak. */
+  MlirAttribute memory = mlirOperationGetAttributeByName(
+      stage, mlirStringRefCreateFromCString("memory_bytes_per_device"));
+  if (!mlirAttributeIsNull(memory)) {
+    MlirNamedAttribute predicted =
+        memoptNamedAttribute(context, "place.memory_bytes_per_device", memory);
+    mlirOperationStateAddAttributes(&funcState, 1, &predicted);
+  }
   MlirRegion region = mlirRegionCreate();
   MlirBlock body = mlirBlockCreate(arguments, inputTypes, locations);
   mlirRegionAppendOwnedBlock(region, body);

@@ -53,6 +53,7 @@ static double ringAllReduce(double bytes, int64_t group, double bandwidth) {
  * a time so that the DP extends a stage by a layer in constant time. */
 typedef struct StageSums {
   double forward, parameters, activations, largestLayer, tensorComm;
+  double heldParameters, largestHeld; /* a forward program's */
 } StageSums;
 
 static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
@@ -65,6 +66,8 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
   sums->largestLayer = fmax(sums->largestLayer, layer->activationBytes * m / t);
   sums->tensorComm +=
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
+  sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t;
+  sums->largestHeld = fmax(sums->largestHeld, layer->heldBytesPerSample * m);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are
@@ -86,6 +89,14 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
   figures.recompute = recompute;
   figures.activationBytes =
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
+  if (problem->memory == MemoptPlacementForward) {
+    /* Nothing is stashed for a backward pass: the stage holds its
+     * parameters' share and one microbatch's largest live set, whole on
+     * every device of the tensor group (each holds the layer's input and
+     * output whole, and the all-reduced partial sums). */
+    figures.stateBytes = sums->heldParameters;
+    figures.activationBytes = sums->largestHeld;
+  }
   figures.memoryBytes = figures.stateBytes + figures.activationBytes;
   figures.seconds = base + (figures.recompute ? sums->forward : 0);
   figures.fits = figures.memoryBytes <= problem->hbmBytes;
@@ -102,7 +113,7 @@ static StageFigures stageChoose(const MemoptPlacementProblem *problem, const Con
 
 static StageSums stageSums(const MemoptPlacementProblem *problem, const Config *config,
                            size_t first, size_t end) {
-  StageSums sums = {0, 0, 0, 0, 0};
+  StageSums sums = {0};
   for (size_t l = first; l < end; ++l)
     stageAddLayer(problem, config, &sums, l);
   return sums;
@@ -282,7 +293,7 @@ static void searchConfigDP(const MemoptPlacementProblem *problem, const Config *
   for (size_t s = 1; s <= depth; ++s)
     for (size_t first = 0; first + s <= layers; ++first) {
       Front *front = &fronts[s * (layers + 1) + first];
-      StageSums sums = {0, 0, 0, 0, 0};
+      StageSums sums = {0};
       for (size_t end = first + 1; end + (s - 1) <= layers; ++end) {
         stageAddLayer(problem, config, &sums, end - 1);
         const Front *rest = &fronts[(s - 1) * (layers + 1) + end];
@@ -644,7 +655,9 @@ static void searchConfigUniform(const MemoptPlacementProblem *problem, const Con
 static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *a,
                         const MemoptPlacementLayer *b) {
   if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
-      a->boundaryBytes != b->boundaryBytes)
+      a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
+      a->splitParameterBytes != b->splitParameterBytes ||
+      a->heldBytesPerSample != b->heldBytesPerSample)
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
     if (a->forwardSeconds[mb] != b->forwardSeconds[mb])
@@ -653,7 +666,9 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
 }
 
 static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
-  if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0))
+  if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0 &&
+        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0 &&
+        layer->heldBytesPerSample >= 0))
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
     if (!(layer->forwardSeconds[mb] >= 0))

@@ -49,7 +49,7 @@ static void makeCase(Case *c, size_t middle) {
   for (size_t l = 0; l < layers; ++l) {
     int kind = l == 0 ? 0 : l + 1 == layers ? 2 : 1;
     c->layers[l] = (MemoptPlacementLayer){c->seconds[kind], parameters[kind], activations[kind],
-                                          boundaries[kind]};
+                                          boundaries[kind], 0, 0, 0};
   }
   c->problem = (MemoptPlacementProblem){
       c->layers,
@@ -64,6 +64,7 @@ static void makeCase(Case *c, size_t middle) {
       (int64_t)1 << draw(3),
       0,
       2,
+      MemoptPlacementTraining,
   };
 }
 
@@ -106,9 +107,44 @@ static void thresholdSearchChoosesTheDPPlan(void **state) {
   assert_true(found > 1500);
 }
 
+/* A forward program holds, per device, every layer's whole parameters, its
+ * split parameters over t, and one microbatch of the largest per-sample live
+ * set among its layers; no gradient, optimizer state or stash. Three layers
+ * (whole, split, held per sample): (100, 0, 40), (20, 800, 120), (10, 200,
+ * 60); microbatch 2.
+ *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 2 x 120 = 870
+ *   data-parallel 2:   130 + 1000 / 1 + 2 x 120                       = 1370
+ * The training figures on the same problem count none of it: their fields
+ * (parameterBytes, activationBytes, boundaryBytes) are 0, and so is their
+ * memory. */
+static void forwardMemoryCountsTheParametersShareAndOneMicrobatch(void **state) {
+  (void)state;
+  double seconds[1] = {1};
+  int64_t microbatches[1] = {2};
+  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, 40},
+                                    {seconds, 0, 0, 0, 20, 800, 120},
+                                    {seconds, 0, 0, 0, 10, 200, 60}};
+  MemoptPlacementProblem problem = {layers, 3, microbatches, 1, 2, 1e9, 1e9, 2, 7, 2, 0, 2,
+                                    MemoptPlacementForward};
+  MemoptPlacementPlan plan;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 2, 1, &plan));
+  assert_int_equal(plan.stageCount, 1);
+  assert_true(plan.stages[0].memoryBytes == 870);
+  memoptPlacementPlanDestroy(&plan);
+  problem.globalBatch = 4;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));
+  assert_true(plan.stages[0].memoryBytes == 1370);
+  memoptPlacementPlanDestroy(&plan);
+  problem.memory = MemoptPlacementTraining;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));
+  assert_true(plan.stages[0].memoryBytes == 0);
+  memoptPlacementPlanDestroy(&plan);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(thresholdSearchChoosesTheDPPlan),
+      cmocka_unit_test(forwardMemoryCountsTheParametersShareAndOneMicrobatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

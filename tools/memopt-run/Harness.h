@@ -313,11 +313,14 @@ typedef struct HarnessShardPlan {
   size_t argumentCount;
   HarnessShardedValue *results;
   size_t resultCount;
+  int64_t predictedBytes; /* the entry's place.memory_bytes_per_device; -1 when it has none */
 } HarnessShardPlan;
 
 /// Reads the plan from `entry` after sharding-propagation: the one grid its
 /// shard ops use (with exactly `ranks` devices) and the shardings of its
-/// arguments and results (static, evenly divisible). Emits the reason at the
+/// arguments and results (static, evenly divisible), and the memory per
+/// device place-search predicted for it, when place-to-shard left it on the
+/// entry (an integer place.memory_bytes_per_device). Emits the reason at the
 /// offending op and returns false with `error`. Release with harnessShardPlanDestroy.
 bool harnessShardPlanRead(MlirModule module, const HarnessEntry *entry, long long ranks,
                           HarnessShardPlan *plan, MemoptStringBuffer *error);

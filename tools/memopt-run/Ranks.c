@@ -201,6 +201,18 @@ bool harnessShardPlanRead(MlirModule module, const HarnessEntry *entry, long lon
     memoptStringBufferAppendFormat(error, "--ranks runs an entry on one grid; @%s uses two", entry->name);
     return false;
   }
+  MlirAttribute predicted = attribute(entry->function, "place.memory_bytes_per_device");
+  if (mlirAttributeIsNull(predicted))
+    plan->predictedBytes = -1;
+  else if (mlirAttributeIsAInteger(predicted) && mlirIntegerAttrGetValueSInt(predicted) >= 0)
+    plan->predictedBytes = mlirIntegerAttrGetValueSInt(predicted);
+  else {
+    memoptEmitOpError(entry->function,
+                      "place.memory_bytes_per_device must be a non-negative integer (bytes)");
+    memoptStringBufferAppendFormat(error, "@%s has a place.memory_bytes_per_device that is not a "
+                                          "byte count", entry->name);
+    return false;
+  }
   plan->gridName = memoptStrndup(search.grid.data, search.grid.length);
   MlirSymbolTable symbols = mlirSymbolTableCreate(mlirModuleGetOperation(module));
   MlirOperation grid = mlirSymbolTableLookup(symbols, search.grid);

@@ -182,11 +182,20 @@ bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const V
                                  harnessMedianMilliseconds(single, HarnessCpuClock));
   for (long long r = 0; r < ranked->ranks; ++r) {
     const HarnessMeasurement *m = &ranked->rankMeasurements[r];
+    int64_t held = m->runs[0].liveBeforeBytes + harnessPeakBytes(m);
+    memoptStringBufferAppendFormat(&out, "rank %lld: inputs_bytes=%lld peak_bytes=%lld ", r,
+                                   (long long)m->runs[0].liveBeforeBytes,
+                                   (long long)harnessPeakBytes(m));
+    /* What the rank holds at its peak (its inputs and what the call
+     * allocates) against place-search's memory per device. */
+    if (plan->predictedBytes >= 0) {
+      memoptStringBufferAppendFormat(&out, "held_bytes=%lld predicted_bytes=%lld predicted/held=",
+                                     (long long)held, (long long)plan->predictedBytes);
+      appendRatio(&out, (double)held, (double)plan->predictedBytes);
+      memoptStringBufferAppendCString(&out, " ");
+    }
     memoptStringBufferAppendFormat(&out,
-                                   "rank %lld: inputs_bytes=%lld peak_bytes=%lld "
                                    "allocations_per_run=%lld time_ms_median=%.6f cpu_ms_median=%.6f\n",
-                                   r, (long long)m->runs[0].liveBeforeBytes,
-                                   (long long)harnessPeakBytes(m),
                                    (long long)m->runs[m->runCount - 1].allocations,
                                    harnessMedianMilliseconds(m, HarnessWallClock),
                                    harnessMedianMilliseconds(m, HarnessCpuClock));
