@@ -90,10 +90,8 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
   figures.activationBytes =
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
   if (problem->memory == MemoptPlacementForward) {
-    /* Nothing is stashed for a backward pass: the stage holds its
-     * parameters' share and one microbatch's largest live set, whole on
-     * every device of the tensor group (each holds the layer's input and
-     * output whole, and the all-reduced partial sums). */
+    /* No stash: the parameters' share, and one microbatch's largest live set
+     * whole on every device of the tensor group (inputs, all-reduced sums). */
     figures.stateBytes = sums->heldParameters;
     figures.activationBytes = sums->largestHeld;
   }
@@ -656,8 +654,7 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
                         const MemoptPlacementLayer *b) {
   if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
       a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
-      a->splitParameterBytes != b->splitParameterBytes ||
-      a->heldBytesPerSample != b->heldBytesPerSample)
+      a->splitParameterBytes != b->splitParameterBytes || a->heldBytesPerSample != b->heldBytesPerSample)
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
     if (a->forwardSeconds[mb] != b->forwardSeconds[mb])
@@ -667,8 +664,7 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
 
 static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
   if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0 &&
-        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0 &&
-        layer->heldBytesPerSample >= 0))
+        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0 && layer->heldBytesPerSample >= 0))
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
     if (!(layer->forwardSeconds[mb] >= 0))
@@ -766,8 +762,7 @@ static void fixedConfig(const MemoptPlacementProblem *problem, const Config *con
   size_t depth = (size_t)config->pipeline, layers = problem->layerCount;
   size_t *bounds = memoptAllocateZeroed(depth + 1, sizeof *bounds);
   /* Even split, the first stages taking the remainder. */
-  size_t base = layers / depth, extra = layers % depth;
-  bounds[0] = 0;
+  size_t base = layers / depth, extra = layers % depth; /* bounds[0] is 0 */
   for (size_t s = 0; s < depth; ++s)
     bounds[s + 1] = bounds[s] + base + (s < extra);
   double slowest = 0, allReduce = 0;
