@@ -17,6 +17,15 @@ irdl.dialect @chunk {
   // of `output_dims`. `chunk_size` elements are processed per iteration (the
   // last chunk may be smaller). Values used in the body but defined above are
   // read whole on every iteration.
+  //
+  // Optional, and so not listed in irdl.attributes (IRDL in MLIR 22 has no
+  // optional attributes; lib/IR/Verify.c checks them): `combiners`, an array
+  // of strings, one per result ("concat", "add", "max", "rescaled-add";
+  // absent: all "concat"), and `rescale_by`, array<i64> naming for each
+  // "rescaled-add" result its "max" result (-1 elsewhere). A result combined
+  // other than by "concat" has output_dims entry -1 and the body yields a
+  // value of its whole type, which is combined across chunks
+  // (python-free-docs/dialects.md, "chunk").
   irdl.operation @region {
     %in0 = irdl.base "!builtin.tensor"
     %in1 = irdl.base "!builtin.tensor"

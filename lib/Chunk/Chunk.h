@@ -125,7 +125,9 @@ extern const MemoptPassInfo memoptPrintDimensionFlowPass;
 
 /// Replaces every chunk.region nested in `root` by an scf.for over full
 /// chunks (tensor.extract_slice of each input, tensor.insert_slice of each
-/// output slice into a tensor.empty destination carried in iter_args),
+/// output slice into a tensor.empty destination carried in iter_args; a
+/// combined output is carried from its combiner's identity and each chunk's
+/// value folded in by a linalg.generic),
 /// followed by a second scf.for for the partial last chunk when the chunk
 /// size may not divide the extent. Emits an error on each region it cannot
 /// lower and then returns failure without changing the IR.

@@ -104,8 +104,38 @@ static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t di
   }
 }
 
+/* The `combiners` and `rescale_by` attributes for `outputCount` outputs
+ * (see memoptChunkRegionBuildCombined); returns how many it wrote to
+ * `attributes`: none when every output is concatenated. */
+static intptr_t combinerAttributes(MlirContext context, intptr_t outputCount,
+                                   const MemoptChunkCombiner *combiners, const int64_t *rescaleBy,
+                                   MlirNamedAttribute *attributes) {
+  bool combined = false, rescaled = false;
+  for (intptr_t i = 0; combiners && i < outputCount; ++i) {
+    combined |= combiners[i] != MemoptChunkCombineConcat;
+    rescaled |= combiners[i] == MemoptChunkCombineRescaledAdd;
+  }
+  if (!combined)
+    return 0;
+  MlirAttribute *names = memoptAllocateZeroed((size_t)outputCount, sizeof *names);
+  int64_t *indices = memoptAllocateZeroed((size_t)outputCount, sizeof *indices);
+  for (intptr_t i = 0; i < outputCount; ++i) {
+    names[i] = mlirStringAttrGet(
+        context, mlirStringRefCreateFromCString(memoptChunkCombinerName(combiners[i])));
+    indices[i] = rescaleBy && combiners[i] == MemoptChunkCombineRescaledAdd ? rescaleBy[i] : -1;
+  }
+  attributes[0] =
+      memoptNamedAttribute(context, "combiners", mlirArrayAttrGet(context, outputCount, names));
+  attributes[1] = memoptNamedAttribute(context, "rescale_by",
+                                       i64Array(context, indices, outputCount));
+  free(indices);
+  free(names);
+  return rescaled ? 2 : 1;
+}
+
 static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSize,
-                                    MlirLocation location) {
+                                    const MemoptChunkCombiner *combiners,
+                                    const int64_t *rescaleBy, MlirLocation location) {
   MlirContext context = mlirLocationGetContext(location);
   int64_t chunks = memoptChunkPlanExtent(plan) / chunkSize;
   intptr_t inputCount = memoptChunkPlanNumInputs(plan);
@@ -124,13 +154,15 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
     locations[i] = location;
   }
   mlirOperationStateAddOperands(&state, inputCount, values);
-  MlirNamedAttribute attributes[5];
+  MlirNamedAttribute attributes[7];
   attributes[0] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("input_dims")),
                                         i64Array(context, dims, inputCount));
   MlirBlock body = mlirBlockCreate(inputCount, types, locations);
   for (intptr_t i = 0; i < outputCount; ++i) {
     values[i] = memoptChunkPlanOutput(plan, i, &dims[i]);
     types[i] = mlirValueGetType(values[i]);
+    if (combiners && combiners[i] != MemoptChunkCombineConcat)
+      dims[i] = -1;
   }
   mlirOperationStateAddResults(&state, outputCount, types);
   attributes[1] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("output_dims")),
@@ -140,7 +172,9 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
       mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), chunkSize));
   attributes[3] = memoptSlotSegments(context, "operandSegmentSizes", inputCount);
   attributes[4] = memoptSlotSegments(context, "resultSegmentSizes", outputCount);
-  mlirOperationStateAddAttributes(&state, 5, attributes);
+  intptr_t attributeCount =
+      5 + combinerAttributes(context, outputCount, combiners, rescaleBy, attributes + 5);
+  mlirOperationStateAddAttributes(&state, attributeCount, attributes);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
@@ -190,6 +224,12 @@ static void addChunkOffset(const MemoptChunkPlan *plan, MlirBlock body, MlirLoca
 }
 
 MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
+  return memoptChunkRegionBuildCombined(plan, chunkSize, NULL, NULL);
+}
+
+MlirOperation memoptChunkRegionBuildCombined(const MemoptChunkPlan *plan, int64_t chunkSize,
+                                             const MemoptChunkCombiner *combiners,
+                                             const int64_t *rescaleBy) {
   int64_t chunks = memoptChunkPlanExtent(plan) / chunkSize;
   intptr_t opCount = memoptChunkPlanNumOps(plan);
   /* Hoisted ops go first, in order; the region takes the place of the rest. */
@@ -204,7 +244,7 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
     if (memoptChunkPlanOpIsHoisted(plan, i))
       mlirOperationMoveBefore(memoptChunkPlanOp(plan, i), anchor);
 
-  MlirOperation region = createRegionOp(plan, chunkSize, location);
+  MlirOperation region = createRegionOp(plan, chunkSize, combiners, rescaleBy, location);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, region);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(region, 0));
   for (intptr_t i = 0; i < opCount; ++i) {
@@ -216,6 +256,9 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
+      /* Computed whole by every chunk (a combined output's partial value). */
+      if (dim < 0)
+        continue;
       MlirType type = chunkType(mlirValueGetType(result), dim, chunks);
       mlirValueSetType(result, type);
       updateShapeAttributes(op, type, dim);

@@ -37,9 +37,17 @@
  * loop's iter_arg, reading its rows before it overwrites them, so One-Shot
  * Bufferize keeps the output in the input's buffer.
  *
+ * A combined result (a `combiners` entry other than "concat") is not
+ * inserted: its iter_arg starts at the combiner's identity (linalg.fill of a
+ * tensor.empty) and each chunk's value is combined into it by a
+ * linalg.generic (ChunkCombiners.c), in every loop and in a peeled first
+ * chunk alike. A shifted window would combine rows [N - C, N - R) twice, so
+ * a region with an "add" or "rescaled-add" result needs an exact remainder.
+ *
  * Regions nest: they are lowered innermost first, so an outer body (and its
  * copies) already holds the loops of the inner regions. */
 #include "Chunk/Chunk.h"
+#include "Chunk/ChunkCombiners.h"
 #include "IR/Builders.h"
 #include "IR/IR.h"
 #include "Support/Support.h"
@@ -49,6 +57,8 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Dialect/Arith.h"
 #include "mlir-c/Dialect/ControlFlow.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/Math.h"
 #include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Tensor.h"
 
@@ -95,6 +105,15 @@ static intptr_t outputCount(const ChunkRegion *region) {
 
 static MlirAttribute attribute(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+/* How output `output` is assembled from the chunks. */
+static MemoptChunkCombiner combinerOf(const ChunkRegion *region, intptr_t output) {
+  return memoptChunkRegionCombiner(region->op, output, NULL);
+}
+
+static bool isConcat(const ChunkRegion *region, intptr_t output) {
+  return combinerOf(region, output) == MemoptChunkCombineConcat;
 }
 
 static MlirType inputType(MlirOperation op, intptr_t input) {
@@ -188,7 +207,7 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     if (isStaticAlong(inputType(op, i), inputDim(region, i)))
       region->extent = mlirShapedTypeGetDimSize(inputType(op, i), inputDim(region, i));
   for (intptr_t j = 0; j < outputs; ++j)
-    if (isStaticAlong(outputType(op, j), outputDim(region, j)))
+    if (isConcat(region, j) && isStaticAlong(outputType(op, j), outputDim(region, j)))
       region->extent = mlirShapedTypeGetDimSize(outputType(op, j), outputDim(region, j));
 
   bool ok = true;
@@ -208,6 +227,9 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     int64_t dim = outputDim(region, j);
     for (int64_t d = 0; d < mlirShapedTypeGetRank(output); ++d)
       region->peelFirstChunk |= d != dim && !isStaticAlong(output, d);
+    /* A combined output yields its own type (verified) and fixes no window. */
+    if (!isConcat(region, j))
+      continue;
     MlirType slice = mlirValueGetType(mlirOperationGetOperand(yield, j));
     if (!sliceFitsOutput(slice, output, dim, region->chunkSize)) {
       memoptEmitOpError(op,
@@ -223,6 +245,17 @@ static bool analyze(MlirOperation op, ChunkRegion *region) {
     region->lastChunk = FullChunk;
   else
     region->lastChunk = staticSlice ? ShiftedRemainder : ExactRemainder;
+  for (intptr_t j = 0; j < outputs && region->lastChunk == ShiftedRemainder; ++j) {
+    MemoptChunkCombiner combiner = combinerOf(region, j);
+    if (combiner != MemoptChunkCombineAdd && combiner != MemoptChunkCombineRescaledAdd)
+      continue;
+    memoptEmitOpError(op,
+                      "cannot be lowered to scf: result #%ld is combined with \"%s\", and the "
+                      "partial last chunk would run on a shifted window that counts rows twice; "
+                      "give the body '?' slices along the chunked dimension",
+                      (long)j, memoptChunkCombinerName(combiner));
+    ok = false;
+  }
   region->inPlaceInputs =
       memoptAllocateZeroed((size_t)(outputs > 0 ? outputs : 1), sizeof *region->inPlaceInputs);
   for (intptr_t j = 0; j < outputs; ++j)
@@ -251,7 +284,7 @@ static void buildChunkFitsAssert(const MemoptBuilder *builder, const Bounds *bou
  * created with the extent as that size. */
 static bool someOutputIsDynamicAlongItsChunk(const ChunkRegion *region) {
   for (intptr_t j = 0; j < outputCount(region); ++j)
-    if (!isStaticAlong(outputType(region->op, j), outputDim(region, j)))
+    if (isConcat(region, j) && !isStaticAlong(outputType(region->op, j), outputDim(region, j)))
       return true;
   return false;
 }
@@ -352,6 +385,12 @@ static void buildChunk(const ChunkRegion *region, const MemoptBuilder *builder, 
   MlirOperation yield = mlirBlockGetTerminator(body);
   for (intptr_t j = 0; j < outputCount(region); ++j) {
     int64_t dim = outputDim(region, j);
+    /* A combined output takes the whole value (a max over a shifted window
+     * counts its first rows twice, which does not change a maximum). */
+    if (!isConcat(region, j)) {
+      rows[j] = mlirOperationGetOperand(yield, j);
+      continue;
+    }
     /* insert_slice needs the exact slice type: the body may yield '?'. */
     MlirType produced = memoptTensorTypeWithExtent(outputType(op, j), dim, window->readSize.fixed);
     rows[j] = memoptBuildTensorCastIfNeeded(builder, mlirOperationGetOperand(yield, j), produced);
@@ -362,14 +401,33 @@ static void buildChunk(const ChunkRegion *region, const MemoptBuilder *builder, 
   memoptEraseOp(yield);
 }
 
-/* Inserts `rows` into `dests` at `offset` along each output's chunk
- * dimension; `updated` receives the new destination tensors. */
+/* Writes one chunk's `rows` into the destinations `dests`: inserts a
+ * concatenated output's rows at `offset` along its chunk dimension, combines
+ * a combined output's value into its accumulator. `updated` (which may be
+ * `dests`) receives the new destination tensors. */
 static void buildInserts(const ChunkRegion *region, const MemoptBuilder *builder,
                          const MlirValue *rows, const MlirValue *dests, MlirValue offset,
                          MemoptIndex size, MlirValue *updated) {
-  for (intptr_t j = 0; j < outputCount(region); ++j)
-    updated[j] =
-        memoptBuildInsertSliceAlong(builder, rows[j], dests[j], outputDim(region, j), offset, size);
+  intptr_t outputs = outputCount(region);
+  MlirValue *old = allocateValues(outputs);
+  for (intptr_t j = 0; j < outputs; ++j)
+    old[j] = dests[j];
+  /* Rescaled sums first: they read the old value of their maximum, which
+   * is then updated in place (ChunkCombiners.c). */
+  for (intptr_t j = 0; j < outputs; ++j) {
+    int64_t by;
+    if (memoptChunkRegionCombiner(region->op, j, &by) == MemoptChunkCombineRescaledAdd)
+      updated[j] = memoptBuildRescaledAdd(builder, old[j], rows[j], old[by], rows[by]);
+  }
+  for (intptr_t j = 0; j < outputs; ++j) {
+    MemoptChunkCombiner combiner = combinerOf(region, j);
+    if (combiner == MemoptChunkCombineConcat)
+      updated[j] =
+          memoptBuildInsertSliceAlong(builder, rows[j], old[j], outputDim(region, j), offset, size);
+    else if (combiner != MemoptChunkCombineRescaledAdd)
+      updated[j] = memoptBuildCombine(builder, combiner, old[j], rows[j]);
+  }
+  free(old);
 }
 
 /* The values the inputs are sliced from: the region's operands (the caller
@@ -412,8 +470,8 @@ static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bou
   return loop;
 }
 
-/* Creates the destinations: the input an output reuses, else tensor.empty
- * of the whole output, where a dynamic chunked extent is the region's extent,
+/* Creates the destinations: the input an output reuses, the combiner's
+ * identity for a combined output, else tensor.empty of the whole output, where a dynamic chunked extent is the region's extent,
  * any other dynamic extent is that of the first chunk's rows `firstRows`
  * (non-null when the region peels it). */
 static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *builder,
@@ -431,7 +489,10 @@ static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *bu
       if (!isStaticAlong(type, d))
         sizes[count++] = d == outputDim(region, j) ? bounds->extent
                                                    : memoptBuildTensorDim(builder, firstRows[j], d);
-    dests[j] = memoptBuildTensorEmpty(builder, type, sizes, count);
+    MemoptChunkCombiner combiner = combinerOf(region, j);
+    dests[j] = combiner == MemoptChunkCombineConcat
+                   ? memoptBuildTensorEmpty(builder, type, sizes, count)
+                   : memoptBuildCombinerInit(builder, combiner, type, sizes, count);
     free(sizes);
   }
 }
@@ -528,6 +589,8 @@ static MlirLogicalResult runChunkToScf(MlirOperation op, const MemoptPassOptions
 static MlirDialectHandle (*const chunkToScfDialects[])(void) = {
     mlirGetDialectHandle__arith__,
     mlirGetDialectHandle__cf__,
+    mlirGetDialectHandle__linalg__,
+    mlirGetDialectHandle__math__,
     mlirGetDialectHandle__scf__,
     mlirGetDialectHandle__tensor__,
 };

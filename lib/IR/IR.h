@@ -125,6 +125,37 @@ bool memoptIntegerAttrGetInt64(MlirAttribute attr, int64_t *value);
 MlirLogicalResult memoptVerifyOps(MlirOperation root);
 
 /*===------------------------------------------------------------------===*
+ * chunk.region combiners
+ *
+ * How a chunk.region assembles each result from its chunks: its optional
+ * `combiners` attribute (an array of strings, one per result; absent: all
+ * "concat") and, for "rescaled-add" results, `rescale_by` (array<i64>, one
+ * entry per result: the index of a "max" result, -1 where unused).
+ * python-free-docs/dialects.md ("chunk") gives the formulas.
+ *===------------------------------------------------------------------===*/
+
+/// How a chunk.region combines the values its chunks yield for one result.
+typedef enum MemoptChunkCombiner {
+  MemoptChunkCombineConcat,     /* "concat": slices inserted along the output_dims entry */
+  MemoptChunkCombineAdd,        /* "add": elementwise sum of the chunks' partial values */
+  MemoptChunkCombineMax,        /* "max": elementwise maximum of the chunks' values */
+  MemoptChunkCombineRescaledAdd /* "rescaled-add": online-softmax sum, rescaled by a "max" result */
+} MemoptChunkCombiner;
+
+/// Returns the name of `combiner` in the `combiners` attribute ("concat", "add", ...).
+const char *memoptChunkCombinerName(MemoptChunkCombiner combiner);
+
+/// Reads the combiner called `name` into `combiner`; false when no combiner has that name.
+bool memoptChunkCombinerFromName(MlirStringRef name, MemoptChunkCombiner *combiner);
+
+/// Returns how chunk.region `op` combines result `resultIndex` (concat when the
+/// op has no `combiners` attribute) and, when `rescaleBy` is not NULL, sets it
+/// to the index of the "max" result a "rescaled-add" result is rescaled by
+/// (-1 for the other combiners). `op` must have passed memoptVerifyOps.
+MemoptChunkCombiner memoptChunkRegionCombiner(MlirOperation op, intptr_t resultIndex,
+                                              int64_t *rescaleBy);
+
+/*===------------------------------------------------------------------===*
  * Diagnostics
  *===------------------------------------------------------------------===*/
 

@@ -140,6 +140,168 @@ static bool chunkDim(Verifier *verifier, MlirOperation op, const char *what, int
   return true;
 }
 
+/* Appends `type` as MLIR prints it to `text`. */
+static void appendType(MemoptStringBuffer *text, MlirType type) {
+  mlirTypePrint(type, memoptAppendToBuffer, text);
+}
+
+/* Checks the `combiners` and `rescale_by` attributes of a chunk.region: an
+ * array of known combiner names, one per result, and for each "rescaled-add"
+ * result the index of another result, a "max" one (-1 for the others). */
+static bool verifyCombinerAttributes(Verifier *verifier, MlirOperation op) {
+  intptr_t outputs = mlirOperationGetNumResults(op);
+  MlirAttribute names = attribute(op, "combiners");
+  bool rescaled = false;
+  if (!mlirAttributeIsNull(names)) {
+    if (!mlirAttributeIsAArray(names) || mlirArrayAttrGetNumElements(names) != outputs) {
+      opError(verifier, op,
+              "attribute 'combiners' must be an array of strings, one per result (%ld)",
+              (long)outputs);
+      return false;
+    }
+    for (intptr_t j = 0; j < outputs; ++j) {
+      MlirAttribute name = mlirArrayAttrGetElement(names, j);
+      MemoptChunkCombiner combiner;
+      if (mlirAttributeIsAString(name) &&
+          memoptChunkCombinerFromName(mlirStringAttrGetValue(name), &combiner)) {
+        rescaled |= combiner == MemoptChunkCombineRescaledAdd;
+        continue;
+      }
+      MemoptStringBuffer text = memoptStringBufferCreate();
+      mlirAttributePrint(name, memoptAppendToBuffer, &text);
+      opError(verifier, op,
+              "combiner %s of result #%ld is unknown: expected \"concat\", \"add\", \"max\" or "
+              "\"rescaled-add\"",
+              memoptStringBufferGet(&text), (long)j);
+      memoptStringBufferDestroy(&text);
+      return false;
+    }
+  }
+  I64Array rescaleBy;
+  if (mlirAttributeIsNull(attribute(op, "rescale_by"))) {
+    if (rescaled)
+      opError(verifier, op,
+              "a \"rescaled-add\" result needs attribute 'rescale_by' naming its \"max\" result");
+    return !rescaled;
+  }
+  if (!i64Array(verifier, op, "rescale_by", &rescaleBy))
+    return false;
+  if (rescaleBy.count != outputs) {
+    opError(verifier, op, "attribute 'rescale_by' must have one entry per result: got %ld for %ld",
+            (long)rescaleBy.count, (long)outputs);
+    return false;
+  }
+  bool ok = true;
+  for (intptr_t j = 0; j < outputs && ok; ++j) {
+    int64_t by = at(rescaleBy, j);
+    MemoptChunkCombiner combiner = memoptChunkRegionCombiner(op, j, NULL);
+    ok = false;
+    if (combiner != MemoptChunkCombineRescaledAdd && by != -1)
+      opError(verifier, op,
+              "rescale_by entry of result #%ld must be -1: the result is \"%s\", not "
+              "\"rescaled-add\" (got %lld)",
+              (long)j, memoptChunkCombinerName(combiner), (long long)by);
+    else if (combiner == MemoptChunkCombineRescaledAdd && (by < 0 || by >= outputs))
+      opError(verifier, op,
+              "rescale_by entry of result #%ld (%lld) must be the index of a \"max\" result "
+              "(0 to %ld)",
+              (long)j, (long long)by, (long)outputs - 1);
+    else if (combiner == MemoptChunkCombineRescaledAdd && by == j)
+      opError(verifier, op,
+              "result #%ld is rescaled by itself: its rescale_by entry must name a \"max\" result",
+              (long)j);
+    else if (combiner == MemoptChunkCombineRescaledAdd &&
+             memoptChunkRegionCombiner(op, by, NULL) != MemoptChunkCombineMax)
+      opError(verifier, op, "result #%ld is rescaled by result #%lld, which is \"%s\", not \"max\"",
+              (long)j, (long long)by,
+              memoptChunkCombinerName(memoptChunkRegionCombiner(op, by, NULL)));
+    else
+      ok = true;
+  }
+  return ok;
+}
+
+/* For output `j` of `type` whose output_dims entry is `dim`: returns false
+ * when the output is combined (it has no chunked dimension), after checking
+ * that it is a ranked tensor with entry -1; true for a concatenated output,
+ * after checking that its entry is not -1. Clears *ok on an error. */
+static bool combinedOutputDim(Verifier *verifier, MlirOperation op, intptr_t j, MlirType type,
+                              int64_t dim, bool *ok) {
+  MemoptChunkCombiner combiner = memoptChunkRegionCombiner(op, j, NULL);
+  const char *name = memoptChunkCombinerName(combiner);
+  if (combiner == MemoptChunkCombineConcat) {
+    if (dim == -1) {
+      opError(verifier, op,
+              "result #%ld is concatenated (\"concat\"): its output_dims entry must be the "
+              "dimension it is assembled along, not -1",
+              (long)j);
+      *ok = false;
+    }
+    return *ok;
+  }
+  if (!mlirTypeIsARankedTensor(type)) {
+    opError(verifier, op, "output #%ld must be a ranked tensor", (long)j);
+    *ok = false;
+  } else if (dim != -1) {
+    opError(verifier, op,
+            "result #%ld is combined with \"%s\", not concatenated: its output_dims entry must "
+            "be -1, got %lld",
+            (long)j, name, (long long)dim);
+    *ok = false;
+  }
+  return false;
+}
+
+/* Checks combined (not "concat") result #j, whose value each chunk yields
+ * with type `yielded`: that is the result's type, its element type suits the
+ * combiner, and a "rescaled-add" result has the type of its "max" result
+ * with trailing dimensions appended (the maximum broadcasts along them). */
+static void verifyCombinedResult(Verifier *verifier, MlirOperation op, intptr_t j,
+                                 MlirType yielded) {
+  int64_t by;
+  MemoptChunkCombiner combiner = memoptChunkRegionCombiner(op, j, &by);
+  const char *name = memoptChunkCombinerName(combiner);
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, j));
+  MlirType element = mlirShapedTypeGetElementType(type);
+  MemoptStringBuffer text = memoptStringBufferCreate();
+  if (!mlirTypeEqual(yielded, type)) {
+    appendType(&text, yielded);
+    memoptStringBufferAppendCString(&text, " but the result is ");
+    appendType(&text, type);
+    opError(verifier, op,
+            "result #%ld is combined with \"%s\": the body must yield a value of the result's "
+            "type, it yields %s",
+            (long)j, name, memoptStringBufferGet(&text));
+  } else if (combiner == MemoptChunkCombineRescaledAdd ? !mlirTypeIsAFloat(element)
+                                                       : !mlirTypeIsAFloat(element) &&
+                                                             !mlirTypeIsAInteger(element)) {
+    appendType(&text, element);
+    opError(verifier, op, "result #%ld is combined with \"%s\", which needs %s element type, not %s",
+            (long)j, name,
+            combiner == MemoptChunkCombineRescaledAdd ? "a float" : "a float or integer",
+            memoptStringBufferGet(&text));
+  } else if (combiner == MemoptChunkCombineRescaledAdd) {
+    MlirType maxType = mlirValueGetType(mlirOperationGetResult(op, by));
+    bool prefix = mlirTypeIsARankedTensor(maxType) &&
+                  mlirTypeEqual(mlirShapedTypeGetElementType(maxType), element) &&
+                  mlirShapedTypeGetRank(maxType) <= mlirShapedTypeGetRank(type);
+    for (intptr_t d = 0; prefix && d < mlirShapedTypeGetRank(maxType); ++d)
+      prefix = mlirShapedTypeGetDimSize(maxType, d) == mlirShapedTypeGetDimSize(type, d);
+    if (!prefix) {
+      MemoptStringBuffer maxText = memoptStringBufferCreate();
+      appendType(&text, type);
+      appendType(&maxText, maxType);
+      opError(verifier, op,
+              "result #%ld (%s) is rescaled by result #%lld (%s), so its type must be the "
+              "maximum's with trailing dimensions appended",
+              (long)j, memoptStringBufferGet(&text), (long long)by,
+              memoptStringBufferGet(&maxText));
+      memoptStringBufferDestroy(&maxText);
+    }
+  }
+  memoptStringBufferDestroy(&text);
+}
+
 static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
   I64Array inputDims, outputDims;
   int64_t chunkSize;
@@ -156,6 +318,8 @@ static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
             (long)inputDims.count, (long)inputs, (long)outputDims.count, (long)outputs);
     return;
   }
+  if (!verifyCombinerAttributes(verifier, op))
+    return;
   /* Every chunked dimension walks the same iteration space. */
   int64_t extent = mlirShapedTypeGetDynamicSize();
   bool ok = true;
@@ -163,6 +327,9 @@ static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
     bool isInput = i < inputs;
     MlirType type = isInput ? mlirValueGetType(mlirOperationGetOperand(op, i))
                             : mlirValueGetType(mlirOperationGetResult(op, i - inputs));
+    if (!isInput && !combinedOutputDim(verifier, op, i - inputs, type, at(outputDims, i - inputs),
+                                       &ok))
+      continue;
     int64_t dimExtent;
     ok = chunkDim(verifier, op, isInput ? "input" : "output", isInput ? i : i - inputs, type,
                   isInput ? at(inputDims, i) : at(outputDims, i - inputs), &dimExtent);
@@ -231,8 +398,10 @@ static void verifyChunkRegion(Verifier *verifier, MlirOperation op) {
   for (intptr_t i = 0; i < yielded && i < outputs; ++i) {
     MlirType sliceType = mlirValueGetType(mlirOperationGetOperand(yield, i));
     MlirType outputType = mlirValueGetType(mlirOperationGetResult(op, i));
-    if (!mlirTypeIsARankedTensor(sliceType) ||
-        mlirShapedTypeGetRank(sliceType) != mlirShapedTypeGetRank(outputType))
+    if (memoptChunkRegionCombiner(op, i, NULL) != MemoptChunkCombineConcat)
+      verifyCombinedResult(verifier, op, i, sliceType);
+    else if (!mlirTypeIsARankedTensor(sliceType) ||
+             mlirShapedTypeGetRank(sliceType) != mlirShapedTypeGetRank(outputType))
       opError(verifier, op, "yielded slice #%ld must be a tensor of the rank of output #%ld",
               (long)i, (long)i);
   }
