@@ -26,6 +26,16 @@ static MlirType chunkType(MlirType type, int64_t dim, int64_t chunks) {
                                  mlirRankedTensorTypeGetEncoding(type));
 }
 
+/* True when `value` is an output of the plan combined across chunks. */
+static bool isCombined(const MemoptChunkPlan *plan, MlirValue value) {
+  for (intptr_t i = 0; i < memoptChunkPlanNumOutputs(plan); ++i) {
+    int64_t dim;
+    if (mlirValueEqual(memoptChunkPlanOutput(plan, i, &dim), value))
+      return memoptChunkPlanOutputCombiner(plan, i) != MemoptChunkCombineConcat;
+  }
+  return false;
+}
+
 static bool divides(MlirValue value, int64_t dim, int64_t chunks) {
   MlirType type = mlirValueGetType(value);
   if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) > 16)
@@ -48,6 +58,8 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
+      if (isCombined(plan, result))
+        continue; /* each chunk computes a partial value of the whole type */
       if (dim < 0 || !divides(result, dim, chunks))
         return false;
       /* A region taken in runs over each chunk in whole chunks of its own:
@@ -104,6 +116,24 @@ static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t di
   }
 }
 
+/* Gives `op` its `combiners` attribute when some output of the plan is
+ * combined across chunks (absent, every output is concatenated). */
+static void setCombiners(MlirOperation op, const MemoptChunkPlan *plan) {
+  static const char *const names[] = {"concat", "add", "max", "rescaled-add"};
+  intptr_t count = memoptChunkPlanNumOutputs(plan);
+  MlirAttribute strings[MEMOPT_MAX_SLOTS];
+  bool any = false;
+  MlirContext context = mlirOperationGetContext(op);
+  for (intptr_t i = 0; i < count; ++i) {
+    MemoptChunkCombiner combiner = memoptChunkPlanOutputCombiner(plan, i);
+    any = any || combiner != MemoptChunkCombineConcat;
+    strings[i] = mlirStringAttrGet(context, mlirStringRefCreateFromCString(names[combiner]));
+  }
+  if (any)
+    mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("combiners"),
+                                               mlirArrayAttrGet(context, count, strings));
+}
+
 static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSize,
                                     MlirLocation location) {
   MlirContext context = mlirLocationGetContext(location);
@@ -145,6 +175,7 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   mlirRegionAppendOwnedBlock(region, body);
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
   MlirOperation op = mlirOperationCreate(&state);
+  setCombiners(op, plan);
   free(dims);
   free(locations);
   free(types);
@@ -216,6 +247,8 @@ MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkS
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
+      if (isCombined(plan, result))
+        continue;
       MlirType type = chunkType(mlirValueGetType(result), dim, chunks);
       mlirValueSetType(result, type);
       updateShapeAttributes(op, type, dim);
