@@ -24,12 +24,15 @@ typedef struct AutoChunkLimits {
 } AutoChunkLimits;
 
 /// One chunking decision: a range of ops in a block of the function, the
-/// chunk dimension of its primary output, and the chunk size.
+/// chunk dimension of its primary output (or, when `combining`, the reduced
+/// loop of its producer whose chunks' partial results are combined), and the
+/// chunk size.
 typedef struct AutoChunkChoice {
   intptr_t blockPath[MEMOPT_AUTOCHUNK_MAX_DEPTH]; /* op indices down to the block */
   int depth;                                    /* 0: the function body */
   intptr_t first, last;                         /* op indices in that block */
   int64_t dim, chunkSize, extent;
+  bool combining; /* `dim` is a reduced loop of the primary output's producer */
   uint64_t peakBytes; /* estimated activation peak of the function after it */
   double area;        /* live bytes summed over the positions after it: a second
                          peak elsewhere keeps the peak, but the area still falls */

@@ -58,10 +58,12 @@ static Attempt runStages(MlirOperation func, const AutoChunkLimits *limits, uint
     MemoptStringBuffer message = memoptStringBufferCreate();
     memoptStringBufferAppendFormat(
         &message,
-        "autochunk stage %lld: %ld ops chunked along dimension %lld in %lld chunks of %lld "
+        "autochunk stage %lld: %ld ops chunked along %s %lld in %lld chunks of %lld "
         "(%ld hoisted); estimated peak %llu -> %llu bytes",
-        attempt.stages + 1, (long)choice.chunkedOps, (long long)choice.dim,
-        (long long)(choice.extent / choice.chunkSize), (long long)choice.chunkSize,
+        attempt.stages + 1, (long)choice.chunkedOps,
+        choice.combining ? "reduced loop" : "dimension",
+        (long long)choice.dim, (long long)(choice.extent / choice.chunkSize),
+        (long long)choice.chunkSize,
         (long)choice.hoistedOps, (unsigned long long)attempt.peak,
         (unsigned long long)choice.peakBytes);
     if (choice.recomputedOps)

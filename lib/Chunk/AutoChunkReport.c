@@ -102,9 +102,10 @@ static json_t *stageJson(const Stage *stage) {
   json_t *path = json_array();
   for (int level = 0; level < choice->depth; ++level)
     json_array_append_new(path, json_integer(choice->blockPath[level]));
-  return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
+  return json_pack("{s:o, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
                    "block_path", path, "first_op", (json_int_t)choice->first, "last_op",
-                   (json_int_t)choice->last, "chunk_dim", (json_int_t)choice->dim, "chunk_size",
+                   (json_int_t)choice->last, "chunk_dim", (json_int_t)choice->dim,
+                   "combines_reduced_loop", (int)choice->combining, "chunk_size",
                    (json_int_t)choice->chunkSize, "chunks",
                    (json_int_t)(choice->extent / choice->chunkSize), "chunked_ops",
                    (json_int_t)choice->chunkedOps, "hoisted_ops", (json_int_t)choice->hoistedOps,

@@ -90,12 +90,19 @@ static MemoptRederive recomputeSliced(MlirBlock block, const AutoChunkChoice *ch
 
 /* Plans the range of `choice` in `func`, recomputing the inputs it slices
  * first when the choice does (which rewrites the block before the range). */
+static MemoptChunkPlan *planRange(MlirBlock block, intptr_t first, intptr_t last,
+                                  const AutoChunkChoice *choice, MemoptStringBuffer *reason) {
+  return choice->combining ? memoptChunkPlanCreateCombining(nthOp(block, first),
+                                                            nthOp(block, last), choice->dim, reason)
+                           : memoptChunkPlanCreate(nthOp(block, first), nthOp(block, last),
+                                                   choice->dim, reason);
+}
+
 static MemoptChunkPlan *planOf(MlirOperation func, const AutoChunkChoice *choice,
                                MemoptStringBuffer *reason) {
   MlirBlock block = blockOf(func, choice);
   intptr_t first = choice->first, last = choice->last;
-  MemoptChunkPlan *plan =
-      memoptChunkPlanCreate(nthOp(block, first), nthOp(block, last), choice->dim, reason);
+  MemoptChunkPlan *plan = planRange(block, first, last, choice, reason);
   if (!plan || !choice->recomputedOps)
     return plan;
   MemoptRederive rederive = recomputeSliced(block, choice, plan, &first, &last, -1, true);
@@ -103,7 +110,7 @@ static MemoptChunkPlan *planOf(MlirOperation func, const AutoChunkChoice *choice
   /* The search recomputed the same ops on the same IR. */
   if (rederive.clones != choice->recomputedOps)
     abort();
-  return memoptChunkPlanCreate(nthOp(block, first), nthOp(block, last), choice->dim, reason);
+  return planRange(block, first, last, choice, reason);
 }
 
 MlirOperation autoChunkApply(MlirOperation func, const AutoChunkChoice *choice) {
@@ -511,7 +518,12 @@ static void tryRange(Search *search, AutoChunkChoice choice, intptr_t watched) {
   choice.recomputedOps = 0;
   choice.recomputeFrom = frame->recomputeFrom;
   bool recompute = search->limits->recomputeInputs && choice.depth == 0;
-  for (choice.dim = 0; choice.dim < rank; ++choice.dim) {
+  /* Each dimension of the primary output, then each loop its producer
+   * reduces (a sum over the chunks of the tokens: weight gradients). */
+  int64_t loops = memoptDimFlowLoopCount(lastOp);
+  for (int64_t axis = 0; axis < rank + loops; ++axis) {
+    choice.combining = axis >= rank;
+    choice.dim = choice.combining ? axis - rank : axis;
     MemoptStringBuffer why = memoptStringBufferCreate();
     MemoptChunkPlan *plan = planOf(frame->func, &choice, &why);
     if (!plan) {
@@ -713,7 +725,7 @@ bool autoChunkSearch(MlirOperation func, const AutoChunkLimits *limits, AutoChun
                    current.peak,
                    current.peakPositions,
                    current.allocatedPeak,
-                   {{0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                   {{0}, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0},
                    false,
                    reason,
                    false};

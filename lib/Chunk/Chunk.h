@@ -6,6 +6,7 @@
 #define MEMOPT_CHUNK_CHUNK_H
 
 #include "Analysis/Analysis.h"
+#include "IR/IR.h"
 #include "Pass/Pass.h"
 #include "Support/Support.h"
 
@@ -53,6 +54,24 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
                                            MemoptOperandFlow *operands,
                                            MemoptStringBuffer *reason);
 
+/// Maps reduction loop `loop` of linalg op `op` to its operands (fills
+/// `operands`, one entry per operand) when the op's single result can be
+/// computed chunk by chunk of that loop and combined: the payload sums or
+/// maximizes into the accumulator, which starts from the identity (a
+/// linalg.fill of 0 or -inf). Sets `combiner`. On a status other than Ok,
+/// appends the reason to `reason`.
+MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, int64_t loop,
+                                                     MemoptOperandFlow *operands,
+                                                     MemoptChunkCombiner *combiner,
+                                                     MemoptStringBuffer *reason);
+
+/// Returns the number of loops of linalg op `op` (0 for any other op).
+int64_t memoptDimFlowLoopCount(MlirOperation op);
+
+/// Returns true when linalg op `op` reduces loop `loop`: no result is
+/// written along it.
+bool memoptDimFlowLoopIsReduced(MlirOperation op, int64_t loop);
+
 /// Returns the loop of linalg op `op` along which dimension `dim` of result
 /// `resultIndex` runs when the op's body reads that loop's index (linalg.index),
 /// else -1: a chunk of the op must then add its offset to the index.
@@ -70,6 +89,13 @@ typedef struct MemoptChunkPlan MemoptChunkPlan;
 /// caller destroys the plan.
 MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
                                        MemoptStringBuffer *reason);
+
+/// Plans chunking ops `first`..`last` along reduction loop `loop` of the
+/// producer of the primary output, whose chunks' partial results are combined
+/// (summed or maximized) instead of concatenated. Otherwise as
+/// memoptChunkPlanCreate.
+MemoptChunkPlan *memoptChunkPlanCreateCombining(MlirOperation first, MlirOperation last,
+                                                int64_t loop, MemoptStringBuffer *reason);
 
 /// Frees a plan (NULL is allowed).
 void memoptChunkPlanDestroy(MemoptChunkPlan *plan);
@@ -104,13 +130,17 @@ intptr_t memoptChunkPlanNumOutputs(const MemoptChunkPlan *plan);
 /// Returns output `index` and its chunk dimension through `dim`.
 MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim);
 
+/// Returns how output `index` combines the partial results of the chunks
+/// (MemoptChunkCombineConcat: along its chunk dimension).
+MemoptChunkCombiner memoptChunkPlanOutputCombiner(const MemoptChunkPlan *plan, intptr_t index);
+
 /// Returns true when operand `operand` of op `index` (not hoisted) is read in
 /// chunks, false when every chunk reads it whole.
 bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index,
                                      intptr_t operand);
 
 /// Returns the chunk dimension of `value` inside the range, or -1 when the
-/// value is not chunked (computed or read whole).
+/// value is not chunked (computed or read whole, or combined across chunks).
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value);
 
 /*===------------------------------------------------------------------===*

@@ -102,7 +102,10 @@ static MlirOperation buildParallelGeneric(const MemoptBuilder *builder, const Ml
   for (intptr_t i = 0; i <= inCount; ++i) {
     operands[i] = i < inCount ? ins[i] : out;
     intptr_t operandRank = i < inCount ? inRanks[i] : rank;
-    maps[i] = mlirAffineMapAttrGet(mlirAffineMapGetMajorSubMap(identity, operandRank));
+    /* The major submap of no results is the null map, not () -> (). */
+    maps[i] = mlirAffineMapAttrGet(operandRank == 0
+                                       ? mlirAffineMapZeroResultGet(context, rank, 0)
+                                       : mlirAffineMapGetMajorSubMap(identity, operandRank));
     elements[i] = mlirShapedTypeGetElementType(mlirValueGetType(operands[i]));
     locations[i] = builder->location;
   }

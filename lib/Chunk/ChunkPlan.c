@@ -36,12 +36,14 @@ typedef struct ValueInfo {
   int64_t dim;   /* chunk dimension, -1 when not chunked */
   Stride stride; /* how chunks cover `dim` */
   bool whole;    /* read whole by some op of the range */
+  MemoptChunkCombiner combiner; /* not Concat: a result combined across chunks (dim is -1) */
 } ValueInfo;
 
 typedef struct ValueDim {
   MlirValue value;
   int64_t dim;
   Stride stride;
+  MemoptChunkCombiner combiner;
 } ValueDim;
 
 struct MemoptChunkPlan {
@@ -90,7 +92,7 @@ static ValueInfo *infoOf(MemoptChunkPlan *plan, MlirValue value, bool create) {
   plan->values = memoptGrowArray(plan->values, &plan->valueCapacity, (size_t)plan->valueCount + 1,
                                  sizeof *plan->values);
   ValueInfo *info = &plan->values[plan->valueCount++];
-  *info = (ValueInfo){value, -1, kPlain, false};
+  *info = (ValueInfo){value, -1, kPlain, false, MemoptChunkCombineConcat};
   return info;
 }
 
@@ -112,7 +114,7 @@ typedef struct Work {
 static void push(Work *work, MlirValue value, int64_t dim, Stride stride) {
   work->items =
       memoptGrowArray(work->items, &work->capacity, (size_t)work->count + 1, sizeof *work->items);
-  work->items[work->count++] = (ValueDim){value, dim, stride};
+  work->items[work->count++] = (ValueDim){value, dim, stride, MemoptChunkCombineConcat};
 }
 
 /* Gives `value` chunk dimension `dim` covered as `stride` says; false on a
@@ -263,10 +265,8 @@ static bool flowThrough(MlirOperation op, intptr_t result, int64_t dim, Stride s
   return true;
 }
 
-/* Walks producers backwards from the primary output. */
-static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptStringBuffer *reason) {
-  Work work = {NULL, 0, 0};
-  bool ok = assign(plan, &work, output, dim, kPlain, reason);
+/* Walks producers backwards from the pending values of `work` (freed). */
+static bool drain(MemoptChunkPlan *plan, Work work, bool ok, MemoptStringBuffer *reason) {
   while (ok && work.count) {
     ValueDim item = work.items[--work.count];
     intptr_t index = definingIndex(plan, item.value);
@@ -310,6 +310,55 @@ static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptSt
   free(work.items);
   return ok;
 }
+
+/* Walks producers backwards from `output` chunked along `dim`. */
+static bool trace(MemoptChunkPlan *plan, MlirValue output, int64_t dim, MemoptStringBuffer *reason) {
+  Work work = {NULL, 0, 0};
+  bool ok = assign(plan, &work, output, dim, kPlain, reason);
+  return drain(plan, work, ok, reason);
+}
+
+/* Walks producers backwards from `output`, computed chunk by chunk of the
+ * reduction loop `loop` of its producer and combined across chunks. */
+static bool traceCombined(MemoptChunkPlan *plan, MlirValue output, int64_t loop,
+                          MemoptStringBuffer *reason) {
+  intptr_t index = definingIndex(plan, output);
+  if (index < 0 || plan->traced[index]) {
+    memoptStringBufferAppendCString(reason, index < 0 ? "the combined value is not computed in the range"
+                                                      : "the combined value's op is already chunked");
+    return false;
+  }
+  MlirOperation op = plan->ops[index];
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  MemoptOperandFlow *flows = memoptAllocateZeroed((size_t)operandCount, sizeof *flows);
+  MemoptChunkCombiner combiner;
+  if (memoptDimFlowThroughCombinedLoop(op, loop, flows, &combiner, reason) != MemoptDimFlowOk) {
+    free(flows);
+    return false;
+  }
+  ValueInfo *info = infoOf(plan, output, true);
+  if (info->dim >= 0 || info->combiner != MemoptChunkCombineConcat) {
+    memoptStringBufferAppendCString(reason, "a combined value would also be chunked");
+    free(flows);
+    return false;
+  }
+  info->combiner = combiner;
+  plan->traced[index] = true;
+  plan->flows[index] = flows;
+  plan->strides[index] = kPlain;
+  plan->indexedLoops[index] = -1;
+  Work work = {NULL, 0, 0};
+  bool ok = true;
+  for (intptr_t i = 0; i < operandCount && ok; ++i) {
+    MlirValue operand = mlirOperationGetOperand(op, i);
+    if (flows[i].kind == MemoptOperandFlowMapped)
+      ok = assign(plan, &work, operand, flows[i].dim, kPlain, reason);
+    else
+      infoOf(plan, operand, true)->whole = true;
+  }
+  return drain(plan, work, ok, reason);
+}
+
 
 /* What tracing changes in a plan, saved so a failed trace can be undone. */
 typedef struct TraceSnapshot {
@@ -373,10 +422,15 @@ static void traceOtherOutputs(MemoptChunkPlan *plan) {
       MlirType type = mlirValueGetType(result);
       if (!usedAfterRange(plan, result) || !mlirTypeIsARankedTensor(type))
         continue;
-      for (int64_t d = 0; d < mlirShapedTypeGetRank(type); ++d) {
+      /* A dimension of the result, else a reduced loop whose partial
+       * results are combined across chunks (weight gradients summed over
+       * the chunks of the tokens). */
+      int64_t rank = mlirShapedTypeGetRank(type), loops = memoptDimFlowLoopCount(op);
+      for (int64_t d = 0; d < rank + loops; ++d) {
         TraceSnapshot snapshot = takeSnapshot(plan);
         MemoptStringBuffer ignored = memoptStringBufferCreate();
-        bool traced = trace(plan, result, d, &ignored);
+        bool traced = d < rank ? trace(plan, result, d, &ignored)
+                               : traceCombined(plan, result, d - rank, &ignored);
         memoptStringBufferDestroy(&ignored);
         releaseSnapshot(plan, snapshot, !traced);
         if (traced)
@@ -404,8 +458,16 @@ static void markWholeReads(MemoptChunkPlan *plan, MlirOperation op, bool operand
 }
 
 /* A value computed in the range cannot be both chunked and read whole; one
- * defined before it can (the loop slices it and also reads it whole). */
+ * defined before it can (the loop slices it and also reads it whole). A
+ * combined value is complete only after the last chunk: no op of the range
+ * may read it. */
 static bool checkConflicts(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
+  for (intptr_t i = 0; i < plan->valueCount; ++i)
+    if (plan->values[i].combiner != MemoptChunkCombineConcat && plan->values[i].whole) {
+      memoptStringBufferAppendCString(
+          reason, "a value combined across chunks is also read in the range");
+      return false;
+    }
   for (intptr_t i = 0; i < plan->valueCount; ++i)
     if (plan->values[i].dim >= 0 && plan->values[i].whole &&
         definingIndex(plan, plan->values[i].value) >= 0) {
@@ -423,6 +485,10 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
   plan->outputs = memoptAllocateZeroed((size_t)plan->valueCount, sizeof *plan->outputs);
   for (intptr_t i = 0; i < plan->valueCount; ++i) {
     ValueInfo *info = &plan->values[i];
+    if (info->combiner != MemoptChunkCombineConcat) {
+      plan->outputs[plan->outputCount++] = (ValueDim){info->value, -1, kPlain, info->combiner};
+      continue;
+    }
     if (info->dim < 0)
       continue;
     intptr_t index = definingIndex(plan, info->value);
@@ -434,9 +500,11 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
       return false;
     }
     if (index < 0)
-      plan->inputs[plan->inputCount++] = (ValueDim){info->value, info->dim, kPlain};
+      plan->inputs[plan->inputCount++] =
+          (ValueDim){info->value, info->dim, kPlain, MemoptChunkCombineConcat};
     else if (boundary)
-      plan->outputs[plan->outputCount++] = (ValueDim){info->value, info->dim, kPlain};
+      plan->outputs[plan->outputCount++] =
+          (ValueDim){info->value, info->dim, kPlain, MemoptChunkCombineConcat};
   }
   /* Results of chunked ops that are used must all be chunked. */
   for (intptr_t i = 0; i < plan->opCount; ++i) {
@@ -445,7 +513,8 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
     for (intptr_t r = 0; r < mlirOperationGetNumResults(plan->ops[i]); ++r) {
       MlirValue result = mlirOperationGetResult(plan->ops[i], r);
       ValueInfo *info = infoOf(plan, result, false);
-      if ((!info || info->dim < 0) && !mlirOpOperandIsNull(mlirValueGetFirstUse(result))) {
+      if ((!info || (info->dim < 0 && info->combiner == MemoptChunkCombineConcat)) &&
+          !mlirOpOperandIsNull(mlirValueGetFirstUse(result))) {
         memoptStringBufferAppendFormat(reason, "result #%ld of a chunked op is used but not chunked",
                                        (long)r);
         return false;
@@ -456,6 +525,8 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
   for (intptr_t i = 0; i < plan->inputCount + plan->outputCount; ++i) {
     ValueDim *boundary = i < plan->inputCount ? &plan->inputs[i]
                                               : &plan->outputs[i - plan->inputCount];
+    if (boundary->dim < 0)
+      continue; /* combined: not sliced */
     int64_t extent = mlirShapedTypeGetDimSize(mlirValueGetType(boundary->value), boundary->dim);
     if (mlirShapedTypeIsDynamicSize(extent)) {
       memoptStringBufferAppendCString(reason, "the chunked dimension has a dynamic extent");
@@ -484,8 +555,11 @@ static bool primaryOutput(const MemoptChunkPlan *plan, MlirValue *output) {
   return false;
 }
 
-MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
-                                       MemoptStringBuffer *reason) {
+/* memoptChunkPlanCreate (`combining` false: `axis` is a dimension of the
+ * primary output) and memoptChunkPlanCreateCombining (`axis` is a reduced
+ * loop of its producer). */
+static MemoptChunkPlan *createPlan(MlirOperation first, MlirOperation last, int64_t axis,
+                                   bool combining, MemoptStringBuffer *reason) {
   MemoptChunkPlan *plan = memoptAllocateZeroed(1, sizeof *plan);
   for (MlirOperation op = first;; op = mlirOperationGetNextInBlock(op)) {
     if (mlirOperationIsNull(op)) {
@@ -510,7 +584,8 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
   bool ok = primaryOutput(plan, &output);
   if (!ok)
     memoptStringBufferAppendCString(reason, "no value of the range is used after it");
-  ok = ok && trace(plan, output, outputDim, reason);
+  ok = ok && (combining ? traceCombined(plan, output, axis, reason)
+                        : trace(plan, output, axis, reason));
   if (ok)
     traceOtherOutputs(plan);
   if (ok)
@@ -522,6 +597,16 @@ MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, 
     return NULL;
   }
   return plan;
+}
+
+MemoptChunkPlan *memoptChunkPlanCreate(MlirOperation first, MlirOperation last, int64_t outputDim,
+                                       MemoptStringBuffer *reason) {
+  return createPlan(first, last, outputDim, false, reason);
+}
+
+MemoptChunkPlan *memoptChunkPlanCreateCombining(MlirOperation first, MlirOperation last,
+                                                int64_t loop, MemoptStringBuffer *reason) {
+  return createPlan(first, last, loop, true, reason);
 }
 
 void memoptChunkPlanDestroy(MemoptChunkPlan *plan) {
@@ -573,6 +658,10 @@ intptr_t memoptChunkPlanNumOutputs(const MemoptChunkPlan *plan) { return plan->o
 MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int64_t *dim) {
   *dim = plan->outputs[index].dim;
   return plan->outputs[index].value;
+}
+
+MemoptChunkCombiner memoptChunkPlanOutputCombiner(const MemoptChunkPlan *plan, intptr_t index) {
+  return plan->outputs[index].combiner;
 }
 
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value) {

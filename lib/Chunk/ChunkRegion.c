@@ -26,6 +26,16 @@ static MlirType chunkType(MlirType type, int64_t dim, int64_t chunks) {
                                  mlirRankedTensorTypeGetEncoding(type));
 }
 
+/* True when `value` is an output of the plan combined across chunks. */
+static bool isCombined(const MemoptChunkPlan *plan, MlirValue value) {
+  for (intptr_t i = 0; i < memoptChunkPlanNumOutputs(plan); ++i) {
+    int64_t dim;
+    if (mlirValueEqual(memoptChunkPlanOutput(plan, i, &dim), value))
+      return memoptChunkPlanOutputCombiner(plan, i) != MemoptChunkCombineConcat;
+  }
+  return false;
+}
+
 static bool divides(MlirValue value, int64_t dim, int64_t chunks) {
   MlirType type = mlirValueGetType(value);
   if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) > 16)
@@ -48,6 +58,8 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
+      if (isCombined(plan, result))
+        continue; /* each chunk computes a partial value of the whole type */
       if (dim < 0 || !divides(result, dim, chunks))
         return false;
       /* A region taken in runs over each chunk in whole chunks of its own:
@@ -104,38 +116,30 @@ static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t di
   }
 }
 
-/* The `combiners` and `rescale_by` attributes for `outputCount` outputs
- * (see memoptChunkRegionBuildCombined); returns how many it wrote to
- * `attributes`: none when every output is concatenated. */
+/* The `combiners` attribute for `outputCount` outputs; returns how many
+ * attributes it wrote to `attribute`: none when every output is
+ * concatenated. (Plans combine by sums and maxima, which need no
+ * `rescale_by`.) */
 static intptr_t combinerAttributes(MlirContext context, intptr_t outputCount,
-                                   const MemoptChunkCombiner *combiners, const int64_t *rescaleBy,
-                                   MlirNamedAttribute *attributes) {
-  bool combined = false, rescaled = false;
-  for (intptr_t i = 0; combiners && i < outputCount; ++i) {
+                                   const MemoptChunkCombiner *combiners,
+                                   MlirNamedAttribute *attribute) {
+  bool combined = false;
+  for (intptr_t i = 0; i < outputCount; ++i)
     combined |= combiners[i] != MemoptChunkCombineConcat;
-    rescaled |= combiners[i] == MemoptChunkCombineRescaledAdd;
-  }
   if (!combined)
     return 0;
   MlirAttribute *names = memoptAllocateZeroed((size_t)outputCount, sizeof *names);
-  int64_t *indices = memoptAllocateZeroed((size_t)outputCount, sizeof *indices);
-  for (intptr_t i = 0; i < outputCount; ++i) {
+  for (intptr_t i = 0; i < outputCount; ++i)
     names[i] = mlirStringAttrGet(
         context, mlirStringRefCreateFromCString(memoptChunkCombinerName(combiners[i])));
-    indices[i] = rescaleBy && combiners[i] == MemoptChunkCombineRescaledAdd ? rescaleBy[i] : -1;
-  }
-  attributes[0] =
+  *attribute =
       memoptNamedAttribute(context, "combiners", mlirArrayAttrGet(context, outputCount, names));
-  attributes[1] = memoptNamedAttribute(context, "rescale_by",
-                                       i64Array(context, indices, outputCount));
-  free(indices);
   free(names);
-  return rescaled ? 2 : 1;
+  return 1;
 }
 
 static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSize,
-                                    const MemoptChunkCombiner *combiners,
-                                    const int64_t *rescaleBy, MlirLocation location) {
+                                    MlirLocation location) {
   MlirContext context = mlirLocationGetContext(location);
   int64_t chunks = memoptChunkPlanExtent(plan) / chunkSize;
   intptr_t inputCount = memoptChunkPlanNumInputs(plan);
@@ -145,6 +149,7 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   MlirType *types = memoptAllocateZeroed((size_t)slots, sizeof *types);
   MlirLocation *locations = memoptAllocateZeroed((size_t)slots, sizeof *locations);
   int64_t *dims = memoptAllocateZeroed((size_t)slots, sizeof *dims);
+  MemoptChunkCombiner *combiners = memoptAllocateZeroed((size_t)slots, sizeof *combiners);
 
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString("chunk.region"), location);
@@ -154,15 +159,14 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
     locations[i] = location;
   }
   mlirOperationStateAddOperands(&state, inputCount, values);
-  MlirNamedAttribute attributes[7];
+  MlirNamedAttribute attributes[6];
   attributes[0] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("input_dims")),
                                         i64Array(context, dims, inputCount));
   MlirBlock body = mlirBlockCreate(inputCount, types, locations);
   for (intptr_t i = 0; i < outputCount; ++i) {
     values[i] = memoptChunkPlanOutput(plan, i, &dims[i]);
     types[i] = mlirValueGetType(values[i]);
-    if (combiners && combiners[i] != MemoptChunkCombineConcat)
-      dims[i] = -1;
+    combiners[i] = memoptChunkPlanOutputCombiner(plan, i);
   }
   mlirOperationStateAddResults(&state, outputCount, types);
   attributes[1] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("output_dims")),
@@ -173,12 +177,13 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   attributes[3] = memoptSlotSegments(context, "operandSegmentSizes", inputCount);
   attributes[4] = memoptSlotSegments(context, "resultSegmentSizes", outputCount);
   intptr_t attributeCount =
-      5 + combinerAttributes(context, outputCount, combiners, rescaleBy, attributes + 5);
+      5 + combinerAttributes(context, outputCount, combiners, attributes + 5);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
   MlirOperation op = mlirOperationCreate(&state);
+  free(combiners);
   free(dims);
   free(locations);
   free(types);
@@ -224,12 +229,6 @@ static void addChunkOffset(const MemoptChunkPlan *plan, MlirBlock body, MlirLoca
 }
 
 MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
-  return memoptChunkRegionBuildCombined(plan, chunkSize, NULL, NULL);
-}
-
-MlirOperation memoptChunkRegionBuildCombined(const MemoptChunkPlan *plan, int64_t chunkSize,
-                                             const MemoptChunkCombiner *combiners,
-                                             const int64_t *rescaleBy) {
   int64_t chunks = memoptChunkPlanExtent(plan) / chunkSize;
   intptr_t opCount = memoptChunkPlanNumOps(plan);
   /* Hoisted ops go first, in order; the region takes the place of the rest. */
@@ -244,7 +243,7 @@ MlirOperation memoptChunkRegionBuildCombined(const MemoptChunkPlan *plan, int64_
     if (memoptChunkPlanOpIsHoisted(plan, i))
       mlirOperationMoveBefore(memoptChunkPlanOp(plan, i), anchor);
 
-  MlirOperation region = createRegionOp(plan, chunkSize, combiners, rescaleBy, location);
+  MlirOperation region = createRegionOp(plan, chunkSize, location);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, region);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(region, 0));
   for (intptr_t i = 0; i < opCount; ++i) {

@@ -18,20 +18,10 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize);
 /// Rewrites the plan's range in place: hoisted ops move before it, the other
 /// ops move into a new chunk.region computing `chunkSize` elements of the
 /// chunked dimension per iteration, and later uses read the region's results.
-/// Requires memoptChunkRegionCanBuild. Returns the new op.
+/// An output the plan combines across chunks keeps its type (every chunk
+/// computes a partial value of it), has output_dims entry -1, and is named in
+/// the op's `combiners`. Requires memoptChunkRegionCanBuild. Returns the new op.
 MlirOperation memoptChunkRegionBuild(const MemoptChunkPlan *plan, int64_t chunkSize);
-
-/// memoptChunkRegionBuild where output `i` of the plan is combined across
-/// chunks with `combiners[i]` (rescaled by output `rescaleBy[i]` when that is
-/// MemoptChunkCombineRescaledAdd, else -1); NULL `combiners` concatenates
-/// every output, NULL `rescaleBy` means -1 for all. A combined output is
-/// computed whole by every chunk: its value keeps its type (the plan gives it
-/// no chunk dimension) and its output_dims entry is -1. The op carries
-/// `combiners` when some output is combined, and `rescale_by` when some
-/// output is "rescaled-add".
-MlirOperation memoptChunkRegionBuildCombined(const MemoptChunkPlan *plan, int64_t chunkSize,
-                                             const MemoptChunkCombiner *combiners,
-                                             const int64_t *rescaleBy);
 
 /// What recomputing the inputs of a range does (memoptChunkRederiveInputs).
 typedef struct MemoptRederive {

@@ -11,6 +11,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -89,17 +90,13 @@ static bool resultIndexExpr(MlirOperation op, MlirAttribute maps, intptr_t resul
   return true;
 }
 
-static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
-                                         int64_t dim, MemoptOperandFlow *operands,
-                                         MemoptStringBuffer *reason) {
+/* Maps loop `loop` of linalg op `op` to each operand: the operand dimension
+ * its indexing map reads the loop through, or whole when the map does not
+ * read it. */
+static MemoptDimFlowStatus throughLinalgLoop(MlirOperation op, MlirAttribute maps, int64_t loop,
+                                             MemoptOperandFlow *operands,
+                                             MemoptStringBuffer *reason) {
   intptr_t operandCount = mlirOperationGetNumOperands(op);
-  MlirAffineExpr expr;
-  if (!resultIndexExpr(op, maps, resultIndex, dim, &expr))
-    return refuse(MemoptDimFlowUnsupported, op, reason, "has results without tensor inits");
-  if (!mlirAffineExprIsADim(expr))
-    return refuse(MemoptDimFlowUnsupported, op, reason,
-                  "writes result dimension %lld through a non-trivial index", (long long)dim);
-  int64_t loop = mlirAffineDimExprGetPosition(expr);
   for (intptr_t i = 0; i < operandCount; ++i) {
     MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
     int64_t mappedAt = -1;
@@ -123,6 +120,18 @@ static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, i
                     (long long)i, (long long)loop);
   }
   return MemoptDimFlowOk;
+}
+
+static MemoptDimFlowStatus throughLinalg(MlirOperation op, MlirAttribute maps, intptr_t resultIndex,
+                                         int64_t dim, MemoptOperandFlow *operands,
+                                         MemoptStringBuffer *reason) {
+  MlirAffineExpr expr;
+  if (!resultIndexExpr(op, maps, resultIndex, dim, &expr))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has results without tensor inits");
+  if (!mlirAffineExprIsADim(expr))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "writes result dimension %lld through a non-trivial index", (long long)dim);
+  return throughLinalgLoop(op, maps, mlirAffineDimExprGetPosition(expr), operands, reason);
 }
 
 /* The reassociation group of a reshape that contains dimension `dim` of the
@@ -324,4 +333,124 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
     return throughChunkRegion(op, resultIndex, dim, operands, reason);
   return refuse(MemoptDimFlowUnsupported, op, reason,
                 "is not modelled by dimension flow");
+}
+
+/* The combiner of a reduction payload: the value yielded is `add` or `max`
+ * of the accumulator (the init's block argument, read there only) and a
+ * value computed from the inputs. */
+static MemoptChunkCombiner payloadCombiner(MlirOperation op) {
+  if (mlirOperationGetNumRegions(op) != 1)
+    return MemoptChunkCombineConcat;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(body) || mlirBlockGetNumArguments(body) < 1)
+    return MemoptChunkCombineConcat;
+  MlirValue accumulator = mlirBlockGetArgument(body, mlirBlockGetNumArguments(body) - 1);
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationIsNull(yield) || mlirOperationGetNumOperands(yield) != 1)
+    return MemoptChunkCombineConcat;
+  MlirValue yielded = mlirOperationGetOperand(yield, 0);
+  if (!mlirValueIsAOpResult(yielded))
+    return MemoptChunkCombineConcat;
+  MlirOperation combine = mlirOpResultGetOwner(yielded);
+  if (mlirOperationGetNumOperands(combine) != 2)
+    return MemoptChunkCombineConcat;
+  bool readsAccumulator = mlirValueEqual(mlirOperationGetOperand(combine, 0), accumulator) ||
+                          mlirValueEqual(mlirOperationGetOperand(combine, 1), accumulator);
+  MlirOpOperand use = mlirValueGetFirstUse(accumulator);
+  bool onlyReader = !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+  if (!readsAccumulator || !onlyReader)
+    return MemoptChunkCombineConcat;
+  if (memoptOperationIsA(combine, "arith.addf") || memoptOperationIsA(combine, "arith.addi"))
+    return MemoptChunkCombineAdd;
+  if (memoptOperationIsA(combine, "arith.maximumf") || memoptOperationIsA(combine, "arith.maxsi"))
+    return MemoptChunkCombineMax;
+  return MemoptChunkCombineConcat;
+}
+
+/* True when `init` is a linalg.fill of the identity of `combiner`: 0 for a
+ * sum, -inf (the smallest integer) for a maximum. Every chunk starts its
+ * partial result from it, so any other start would be counted once per chunk. */
+static bool fillsIdentity(MlirValue init, MemoptChunkCombiner combiner) {
+  if (!mlirValueIsAOpResult(init))
+    return false;
+  MlirOperation fill = mlirOpResultGetOwner(init);
+  if (!memoptOperationIsA(fill, "linalg.fill") || mlirOperationGetNumOperands(fill) != 2)
+    return false;
+  MlirValue scalar = mlirOperationGetOperand(fill, 0);
+  if (!mlirValueIsAOpResult(scalar) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(scalar), "arith.constant"))
+    return false;
+  MlirAttribute value = attribute(mlirOpResultGetOwner(scalar), "value");
+  if (mlirAttributeIsAFloat(value)) {
+    double number = mlirFloatAttrGetValueDouble(value);
+    return combiner == MemoptChunkCombineAdd ? number == 0.0 : isinf(number) && number < 0;
+  }
+  if (!mlirAttributeIsAInteger(value))
+    return false;
+  if (combiner == MemoptChunkCombineAdd)
+    return mlirIntegerAttrGetValueInt(value) == 0;
+  unsigned width = mlirIntegerTypeGetWidth(mlirAttributeGetType(value));
+  return width >= 1 && width <= 64 &&
+         mlirIntegerAttrGetValueInt(value) == (width == 64 ? INT64_MIN : -(INT64_C(1) << (width - 1)));
+}
+
+MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, int64_t loop,
+                                                     MemoptOperandFlow *operands,
+                                                     MemoptChunkCombiner *combiner,
+                                                     MemoptStringBuffer *reason) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  if (mlirAttributeIsNull(maps) || mlirOperationGetNumResults(op) != 1 || operandCount < 2 ||
+      mlirArrayAttrGetNumElements(maps) != operandCount ||
+      !isRankedTensor(mlirOperationGetResult(op, 0)))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "is not a linalg op with one tensor result");
+  MlirAffineMap initMap =
+      mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operandCount - 1));
+  if (loop < 0 || loop >= mlirAffineMapGetNumDims(initMap))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has no loop %lld", (long long)loop);
+  if (!memoptDimFlowLoopIsReduced(op, loop))
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "writes its result along loop %lld: it is not reduced", (long long)loop);
+  MemoptDimFlowStatus status = throughLinalgLoop(op, maps, loop, operands, reason);
+  if (status != MemoptDimFlowOk)
+    return status;
+  *combiner = payloadCombiner(op);
+  if (*combiner == MemoptChunkCombineConcat)
+    return refuse(MemoptDimFlowReduced, op, reason,
+                  "reduces loop %lld with a payload that is not a sum or a maximum",
+                  (long long)loop);
+  if (!fillsIdentity(mlirOperationGetOperand(op, operandCount - 1), *combiner))
+    return refuse(MemoptDimFlowReduced, op, reason,
+                  "starts its reduction of loop %lld from a value other than the identity",
+                  (long long)loop);
+  if (bodyReadsIndex(op, loop))
+    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the index of its reduced loop %lld",
+                  (long long)loop);
+  return MemoptDimFlowOk;
+}
+
+int64_t memoptDimFlowLoopCount(MlirOperation op) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps) || mlirArrayAttrGetNumElements(maps) == 0)
+    return 0;
+  return mlirAffineMapGetNumDims(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0)));
+}
+
+bool memoptDimFlowLoopIsReduced(MlirOperation op, int64_t loop) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  if (mlirAttributeIsNull(maps) || mlirOperationGetNumResults(op) < 1 || operandCount < 1 ||
+      mlirArrayAttrGetNumElements(maps) != operandCount)
+    return false;
+  if (loop < 0 || loop >= memoptDimFlowLoopCount(op))
+    return false;
+  /* Every init's map leaves the loop out. */
+  for (intptr_t i = operandCount - mlirOperationGetNumResults(op); i < operandCount; ++i) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r)
+      if (mlirAffineExprIsFunctionOfDim(mlirAffineMapGetResult(map, r), loop))
+        return false;
+  }
+  return true;
 }

@@ -1,7 +1,8 @@
 /* print-dimension-flow: reports dimension flow as remarks, for tests and for
  * users asking why a region does or does not chunk. `mode=ops` reports, for
  * every dimension of every tensor result of the function's ops, where it comes
- * from in each operand; `mode=function` plans the whole body (all ops but the
+ * from in each operand, and for every loop an op reduces, whether chunks of it
+ * can be combined (summed or maximized) and how; `mode=function` plans the whole body (all ops but the
  * terminator) as one chunk region along each dimension of its primary output. */
 #include "Analysis/Analysis.h"
 #include "IR/IR.h"
@@ -50,6 +51,36 @@ static void reportOp(MlirOperation op) {
       memoptStringBufferDestroy(&reason);
       memoptStringBufferDestroy(&message);
     }
+  }
+  free(flows);
+}
+
+/* Reports each loop `op` reduces: whether chunks of it can each compute a
+ * partial result that a combiner joins, and how the operands are sliced. */
+static void reportReducedLoops(MlirOperation op) {
+  intptr_t operandCount = mlirOperationGetNumOperands(op);
+  MemoptOperandFlow *flows = memoptAllocateZeroed((size_t)operandCount, sizeof *flows);
+  for (int64_t loop = 0; loop < memoptDimFlowLoopCount(op); ++loop) {
+    if (!memoptDimFlowLoopIsReduced(op, loop))
+      continue;
+    MemoptStringBuffer message = memoptStringBufferCreate();
+    MemoptStringBuffer reason = memoptStringBufferCreate();
+    MemoptChunkCombiner combiner = MemoptChunkCombineConcat;
+    memoptStringBufferAppendFormat(&message, "reduced loop %lld: ", (long long)loop);
+    if (memoptDimFlowThroughCombinedLoop(op, loop, flows, &combiner, &reason) != MemoptDimFlowOk)
+      memoptStringBufferAppendFormat(&message, "not combinable: %s", reason.data);
+    else
+      memoptStringBufferAppendFormat(&message, "combined by %s: ", memoptChunkCombinerName(combiner));
+    for (intptr_t i = 0; reason.length == 0 && i < operandCount; ++i) {
+      if (flows[i].kind == MemoptOperandFlowMapped)
+        memoptStringBufferAppendFormat(&message, "%soperand #%ld dim %lld", i ? ", " : "", (long)i,
+                                       (long long)flows[i].dim);
+      else
+        memoptStringBufferAppendFormat(&message, "%soperand #%ld whole", i ? ", " : "", (long)i);
+    }
+    memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticRemark, message.data);
+    memoptStringBufferDestroy(&reason);
+    memoptStringBufferDestroy(&message);
   }
   free(flows);
 }
@@ -122,8 +153,10 @@ static MlirLogicalResult runPrintDimensionFlow(MlirOperation func,
     return mlirLogicalResultSuccess();
   }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
+       op = mlirOperationGetNextInBlock(op)) {
     reportOp(op);
+    reportReducedLoops(op);
+  }
   return mlirLogicalResultSuccess();
 }
 
