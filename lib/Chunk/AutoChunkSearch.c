@@ -365,6 +365,25 @@ static uint64_t wholeReadBytes(const MemoptChunkPlan *plan) {
   return total;
 }
 
+/* Bytes of the outputs combined across chunks, into which every chunk adds
+ * (or maximizes) its partial value: one more op per chunk, reading the
+ * accumulator whole. Their number into `count`. */
+static uint64_t combinedBytes(const MemoptChunkPlan *plan, intptr_t *count) {
+  uint64_t total = 0;
+  *count = 0;
+  for (intptr_t i = 0; i < memoptChunkPlanNumOutputs(plan); ++i) {
+    int64_t dim;
+    uint64_t bytes;
+    MlirValue output = memoptChunkPlanOutput(plan, i, &dim);
+    if (memoptChunkPlanOutputCombiner(plan, i) == MemoptChunkCombineConcat)
+      continue;
+    ++*count;
+    if (memoptTypeGetStaticByteSize(mlirValueGetType(output), &bytes))
+      total += bytes;
+  }
+  return total;
+}
+
 /* True when every chunked value of rank 2 or more keeps at least `minimum`
  * elements in its innermost dimension, or is not chunked along it. */
 static bool keepsInnerSlices(const MemoptChunkPlan *plan, int64_t chunks, int64_t minimum) {
@@ -453,7 +472,8 @@ static void weigh(Search *search, AutoChunkChoice choice, const MemoptChunkPlan 
   choice.chunkedOps = choice.hoistedOps = 0;
   for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i)
     memoptChunkPlanOpIsHoisted(plan, i) ? ++choice.hoistedOps : ++choice.chunkedOps;
-  uint64_t wholeBytes = wholeReadBytes(plan);
+  intptr_t combines;
+  uint64_t wholeBytes = wholeReadBytes(plan) + combinedBytes(plan, &combines);
   if (count == 0)
     return;
   /* The region itself must fit the budget: the largest size whose region
@@ -483,8 +503,8 @@ static void weigh(Search *search, AutoChunkChoice choice, const MemoptChunkPlan 
   choice.peakBytes = outcome.peak;
   choice.area = outcome.area;
   int64_t chunks = choice.extent / choice.chunkSize;
-  choice.cost = (double)chunks * ((double)wholeBytes +
-                                  (double)choice.chunkedOps * (double)search->limits->launchCost) +
+  choice.cost = (double)chunks * ((double)wholeBytes + (double)(choice.chunkedOps + combines) *
+                                                          (double)search->limits->launchCost) +
                 (double)recomputedBytes;
   /* With an equal peak elsewhere (two attention blocks), chunking one of
    * them keeps the peak but removes positions at it; a choice that only

@@ -4,9 +4,10 @@
 // strided pattern (rows i * 64 + j for j in the chunk): every op between the
 // two reshapes keeps the row index (matmul rows, elementwise ops), so the
 // region computes the flattened chunk of its own slice, [8, 16, 16] ->
-// [128, 16], and splits it back. Here j is the only legal dimension: the sum
-// over i blocks i, and the normalization over c blocks c. Without the strided
-// flow the budget is out of reach (best 38016 bytes). Row order is unchanged,
+// [128, 16], and splits it back. The normalization over c blocks c; the sum
+// over i can be chunked along i with its partial sums added (a combined
+// output), which also meets the budget, but each of its 4 chunks adds its
+// 64x16 partial sum into the accumulator: the higher speed cost of the two. Row order is unchanged,
 // so the lowered program computes the same bits.
 // RUN: memopt-opt %s --autochunk=budget=30000 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK --input-file=%t.remarks
