@@ -465,8 +465,11 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
   ok = ok && chooseSplits(outlined, parameters, data, tensor, splits, resultSplits);
   /* Every ranked tensor argument, replicated ones too: upstream 22's
-   * shard-partition crashes on a tensor argument without an annotation. */
-  for (intptr_t k = 0; ok && k < normalized; ++k)
+   * shard-partition crashes on a tensor argument without an annotation. A
+   * stage on one device is annotated nowhere: it runs as it is, without
+   * partitioning. */
+  bool annotated = ok && data * tensor > 1;
+  for (intptr_t k = 0; annotated && k < normalized; ++k)
     if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
         mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
       annotate(body, mlirBlockGetArgument(body, k), grid.data, splits[k].data, splits[k].tensor,
@@ -475,7 +478,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
    * has nowhere to start from, and an op that creates a tensor from
    * nothing (a fill of tensor.empty) can end up replicated where its users
    * are split, which shard-partition turns into an all-gather. */
-  for (intptr_t r = 0; ok && r < results; ++r) {
+  for (intptr_t r = 0; annotated && r < results; ++r) {
     MlirValue value = mlirOperationGetOperand(ret, r);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
         mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
