@@ -6,8 +6,8 @@
 # the running thread, which sharing the cores does not inflate), equal outputs.
 # Then: the longest sequence whose activations fit a fixed budget, before and
 # after autochunk (from the estimator, which matches the measured peak; doubling
-# then bisection to a multiple of 256 tokens), and
-# the pass's own compile time on GPT-2 with 12, 24 and 48 layers.
+# then bisection to a multiple of 256 tokens), training steps of a GPT-2
+# block (measured at 2048 tokens, estimated beyond), and the pass's own compile time on GPT-2 with 12, 24 and 48 layers.
 #
 #   utils/bench-autochunk.sh [build dir]     (sizes: see the lists below)
 # Environment: RATIO (budget-ratio, default 0.15), BUDGET_MIB (default 64),
@@ -83,6 +83,41 @@ for entry in "${workloads[@]}"; do
     printf '%-16s %6s %14s %14s %9s %8s %s\n' "$name" "$size" "$before" "$after" "$reduction" \
       "x$time_ratio" "$verdict"
   done
+done
+
+# Training steps (memopt-zoo --train: forward, loss and backward of a GPT-2
+# block) with the options of a deep cut: budget-ratio 0.05, partial results
+# kept, up to 64 stages. Measured side by side at TRAIN_SEQS (default 2048);
+# estimated (the estimator's peak before, autochunk's remark after) for the
+# larger ones, which would take minutes and gigabytes to run.
+train_pipeline="builtin.module(autochunk{budget-ratio=0.05 allow-partial=true max-stages=64},func.func(chunk-to-scf))"
+echo
+printf '%-34s %14s %14s %9s %8s %s\n' "training step" peak_before peak_after reduction time outputs
+for seq in ${TRAIN_SEQS:-2048}; do
+  model="$work/train-$seq.mlir"
+  out="$work/train-$seq.txt"
+  "$bin/memopt-zoo" gpt2-block --train --hidden=64 --heads=1 --seq="$seq" -o "$model"
+  if ! "$bin/memopt-run" "$model" --compare --runs="$runs" --pipeline="$train_pipeline" \
+       --tolerance=1e-4 > "$out" 2>"$out.err"; then
+    printf '%-34s %s\n' "hidden 64, 1 head, seq $seq" "failed: $(tail -1 "$out.err")"
+    continue
+  fi
+  read -r before after _ <<< "$(field peak_bytes "$out")"
+  read -r _ _ time_ratio <<< "$(field cpu_ms_median "$out")"
+  printf '%-34s %14s %14s %9s %8s %s\n' "hidden 64, 1 head, seq $seq" "$before" "$after" \
+    "$(awk -v b="$before" -v a="$after" 'BEGIN { printf "%.1f%%", 100 * (1 - a / b) }')" \
+    "x$time_ratio" "$(awk '$1 == "outputs:" { print $2 }' "$out")"
+done
+for entry in "8192 64 1 head" "4096 768 12 heads"; do
+  read -r seq hidden heads noun <<< "$entry"
+  model="$work/train-est-$seq-$hidden.mlir"
+  "$bin/memopt-zoo" gpt2-block --train --hidden="$hidden" --heads="$heads" --seq="$seq" -o "$model"
+  remark="$("$bin/memopt-opt" "$model" --pass-pipeline="${train_pipeline%,func.func*})" -o /dev/null 2>&1 \
+            | grep 'remark: autochunk: ' | head -1)"
+  before="$(sed -n 's/.*(from \([0-9]*\)).*/\1/p; s/.*estimated peak \([0-9]*\) -> .*/\1/p' <<<"$remark")"
+  after="$(sed -n 's/.*the best is \([0-9]*\) bytes.*/\1/p; s/.*estimated peak [0-9]* -> \([0-9]*\) bytes.*/\1/p' <<<"$remark")"
+  printf '%-34s %14s %14s %9s %8s %s\n' "hidden $hidden, $heads $noun, seq $seq" "$before" "$after" \
+    "$(awk -v b="$before" -v a="$after" 'BEGIN { if (b) printf "%.1f%%", 100 * (1 - a / b) }')" "-" "(estimated)"
 done
 
 # The longest sequence whose activations fit the budget, for attention
