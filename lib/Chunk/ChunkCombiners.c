@@ -20,7 +20,6 @@
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
-#include "mlir-c/Dialect/Linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,21 +63,7 @@ MlirValue memoptBuildCombinerInit(const MemoptBuilder *builder, MemoptChunkCombi
                                   intptr_t dynamicSizeCount) {
   MlirValue identity = buildIdentity(builder, combiner, mlirShapedTypeGetElementType(type));
   MlirValue empty = memoptBuildTensorEmpty(builder, type, dynamicSizes, dynamicSizeCount);
-  MlirContext context = contextOf(builder);
-  MlirValue operands[] = {identity, empty};
-  MlirNamedAttribute segments = memoptNamedAttribute(
-      context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, (int32_t[]){1, 1}));
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.fill"), builder->location);
-  mlirOperationStateAddOperands(&state, 2, operands);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 1, &segments);
-  MlirRegion region = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation fill = memoptInsertOp(builder, &state);
-  /* A named linalg op's body is implied by its name: let upstream build it. */
-  mlirLinalgFillBuiltinNamedOpRegion(fill);
-  return mlirOperationGetResult(fill, 0);
+  return memoptBuildLinalgNamedUnary(builder, "linalg.fill", identity, empty);
 }
 
 /* Creates an all-parallel linalg.generic over the shape of `out`, reading

@@ -265,6 +265,22 @@ static bool flowThrough(MlirOperation op, intptr_t result, int64_t dim, Stride s
   return true;
 }
 
+/* Gives each operand of `op` what `flows` says: a chunk dimension (pending
+ * in `work`), or a whole read. */
+static bool takeOperands(MemoptChunkPlan *plan, Work *work, MlirOperation op,
+                         const MemoptOperandFlow *flows, Stride stride,
+                         MemoptStringBuffer *reason) {
+  bool ok = true;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && ok; ++i) {
+    MlirValue operand = mlirOperationGetOperand(op, i);
+    if (flows[i].kind == MemoptOperandFlowMapped)
+      ok = assign(plan, work, operand, flows[i].dim, stride, reason);
+    else
+      infoOf(plan, operand, true)->whole = true;
+  }
+  return ok;
+}
+
 /* Walks producers backwards from the pending values of `work` (freed). */
 static bool drain(MemoptChunkPlan *plan, Work work, bool ok, MemoptStringBuffer *reason) {
   while (ok && work.count) {
@@ -299,13 +315,7 @@ static bool drain(MemoptChunkPlan *plan, Work work, bool ok, MemoptStringBuffer 
     plan->strides[index] = item.stride;
     plan->indexedLoops[index] =
         memoptDimFlowIndexedLoop(op, mlirOpResultGetResultNumber(item.value), item.dim);
-    for (intptr_t i = 0; i < operandCount && ok; ++i) {
-      MlirValue operand = mlirOperationGetOperand(op, i);
-      if (flows[i].kind == MemoptOperandFlowMapped)
-        ok = assign(plan, &work, operand, flows[i].dim, operandStride, reason);
-      else
-        infoOf(plan, operand, true)->whole = true;
-    }
+    ok = takeOperands(plan, &work, op, flows, operandStride, reason);
   }
   free(work.items);
   return ok;
@@ -348,14 +358,7 @@ static bool traceCombined(MemoptChunkPlan *plan, MlirValue output, int64_t loop,
   plan->strides[index] = kPlain;
   plan->indexedLoops[index] = -1;
   Work work = {NULL, 0, 0};
-  bool ok = true;
-  for (intptr_t i = 0; i < operandCount && ok; ++i) {
-    MlirValue operand = mlirOperationGetOperand(op, i);
-    if (flows[i].kind == MemoptOperandFlowMapped)
-      ok = assign(plan, &work, operand, flows[i].dim, kPlain, reason);
-    else
-      infoOf(plan, operand, true)->whole = true;
-  }
+  bool ok = takeOperands(plan, &work, op, flows, kPlain, reason);
   return drain(plan, work, ok, reason);
 }
 

@@ -9,6 +9,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
 
 #include <stdlib.h>
 
@@ -342,4 +343,24 @@ MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
   mlirOperationStateAddResults(&state, resultCount, resultTypes);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
   return memoptInsertOp(builder, &state);
+}
+
+MlirValue memoptBuildLinalgNamedUnary(const MemoptBuilder *builder, const char *name,
+                                      MlirValue source, MlirValue destination) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  MlirType type = mlirValueGetType(destination);
+  MlirValue operands[] = {source, destination};
+  MlirNamedAttribute segments = memoptNamedAttribute(
+      context, "operandSegmentSizes", mlirDenseI32ArrayGet(context, 2, (int32_t[]){1, 1}));
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
+  mlirOperationStateAddOperands(&state, 2, operands);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 1, &segments);
+  MlirRegion region = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  MlirOperation op = memoptInsertOp(builder, &state);
+  /* A named linalg op's body is implied by its name: let upstream build it. */
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(op, 0);
 }

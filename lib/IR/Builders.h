@@ -134,6 +134,12 @@ MlirNamedAttribute memoptNamedAttribute(MlirContext context, const char *name,
 /// state does not match the op's definition (a bug in the caller).
 MlirOperation memoptInsertOp(const MemoptBuilder *builder, MlirOperationState *state);
 
+/// Creates the named linalg op `name` (linalg.fill, linalg.copy) reading
+/// `source` into the init `destination` at the builder's point, with the body
+/// its name implies; returns its result.
+MlirValue memoptBuildLinalgNamedUnary(const MemoptBuilder *builder, const char *name,
+                                      MlirValue source, MlirValue destination);
+
 /// Creates op `opName` with `operands`, one result of `resultType` and
 /// `attributes` (no regions) at the builder's point; returns the result.
 MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,

@@ -8,7 +8,6 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
-#include "mlir-c/Dialect/Linalg.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,32 +76,12 @@ MlirValue spmBuildAllocTensor(const MemoptBuilder *builder, MlirType type,
                               type, attributes, attributeCount);
 }
 
-/* Creates the named linalg op `name` with one input and one init. */
-static MlirValue buildNamedUnary(const MemoptBuilder *builder, const char *name, MlirValue source,
-                                 MlirValue destination) {
-  MlirContext context = mlirLocationGetContext(builder->location);
-  MlirType type = mlirValueGetType(destination);
-  MlirValue operands[] = {source, destination};
-  MlirNamedAttribute segments = spmSegmentSizes(context, 2, (int32_t[]){1, 1});
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString(name), builder->location);
-  mlirOperationStateAddOperands(&state, 2, operands);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 1, &segments);
-  MlirRegion region = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation op = memoptInsertOp(builder, &state);
-  /* A named linalg op's body is implied by its name: let upstream build it. */
-  mlirLinalgFillBuiltinNamedOpRegion(op);
-  return mlirOperationGetResult(op, 0);
-}
-
 MlirValue spmBuildFill(const MemoptBuilder *builder, MlirValue value, MlirValue destination) {
-  return buildNamedUnary(builder, "linalg.fill", value, destination);
+  return memoptBuildLinalgNamedUnary(builder, "linalg.fill", value, destination);
 }
 
 MlirValue spmBuildCopy(const MemoptBuilder *builder, MlirValue source, MlirValue destination) {
-  return buildNamedUnary(builder, "linalg.copy", source, destination);
+  return memoptBuildLinalgNamedUnary(builder, "linalg.copy", source, destination);
 }
 
 bool spmIsConstantData(MlirValue value) {
