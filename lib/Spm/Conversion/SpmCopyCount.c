@@ -244,7 +244,8 @@ static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
     if (!mlirShapedTypeHasStaticShape(type))
       return false;
     for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-      size *= mlirShapedTypeGetDimSize(type, d);
+      if (__builtin_mul_overflow(size, mlirShapedTypeGetDimSize(type, d), &size))
+        return false; /* more bytes than 64 bits count */
     *bytes = size;
     return true;
   }
@@ -254,7 +255,7 @@ static bool siteBytes(Run *run, MlirOperation site, int64_t *bytes) {
   int64_t *sizes = memoptAllocateZeroed((size_t)rank, sizeof *sizes);
   bool ok = sliceOperands(run, site, 1, sizes);
   for (intptr_t d = 0; ok && d < rank; ++d)
-    size *= sizes[d];
+    ok = !__builtin_mul_overflow(size, sizes[d], &size);
   free(sizes);
   *bytes = size;
   return ok;
@@ -268,14 +269,12 @@ static void countSite(Run *run, MlirOperation op, int64_t kind) {
     run->unknown = true;
     return;
   }
-  if (kind == SpmCopyTileLoad)
-    totals->loadedBytes += (uint64_t)bytes;
-  else if (kind == SpmCopyTileStore)
-    totals->storedBytes += (uint64_t)bytes;
-  else if (kind == SpmCopyWeightLoad)
-    totals->weightBytes += (uint64_t)bytes;
-  else
-    totals->explicitBytes += (uint64_t)bytes;
+  uint64_t *total = kind == SpmCopyTileLoad    ? &totals->loadedBytes
+                    : kind == SpmCopyTileStore   ? &totals->storedBytes
+                    : kind == SpmCopyWeightLoad  ? &totals->weightBytes
+                                                 : &totals->explicitBytes;
+  if (__builtin_add_overflow(*total, (uint64_t)bytes, total))
+    run->unknown = true; /* the sum no longer fits 64 bits */
 }
 
 static void runBlock(Run *run, MlirBlock block);

@@ -275,7 +275,9 @@ static void reportCopiedBytes(MlirOperation func, const SpmLowering *lowering) {
       (int)name.length, name.data, (unsigned long long)(totals.loadedBytes + totals.storedBytes),
       (unsigned long long)totals.loadedBytes, (unsigned long long)totals.storedBytes,
       (unsigned long long)totals.weightBytes, (unsigned long long)totals.explicitBytes,
-      complete ? "" : "; some loop bounds or tile sizes are unknown, their copies left out");
+      complete ? ""
+               : "; some copies are left out: their loop bounds or tile sizes are unknown, or "
+                 "their bytes do not fit 64 bits");
   memoptEmitDiagnostic(mlirOperationGetLocation(func), MlirDiagnosticRemark,
                        memoptStringBufferGet(&message));
   memoptStringBufferDestroy(&message);

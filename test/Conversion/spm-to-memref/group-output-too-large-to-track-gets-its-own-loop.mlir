@@ -8,6 +8,11 @@
 // first tile were written past a one-byte array.) No execution: the tensors
 // are 2^67 bytes.
 // RUN: memopt-opt %s --spm-to-memref | FileCheck %s
+// Counting the copies: each tile is 2^31 x 2^33 x 4 = 2^66 bytes, more than
+// 64 bits count, so its copies are left out and the remark says so (the
+// product once overflowed int64_t, found by fuzzing).
+// RUN: memopt-opt %s --spm-to-memref=report-copies=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COPIES
+// COPIES: remark: spm-to-memref: @huge_output: copies 0 feature-map bytes {{.*}}; some copies are left out: their loop bounds or tile sizes are unknown, or their bytes do not fit 64 bits
 
 // CHECK-LABEL: func.func @huge_output(
 // CHECK:         %[[A:.*]] = scf.for {{.*}} -> (tensor<4294967296x8589934592xf32>)
