@@ -28,34 +28,21 @@ static MlirContext contextOf(const MemoptBuilder *builder) {
   return mlirLocationGetContext(builder->location);
 }
 
-static MlirValue buildConstant(const MemoptBuilder *builder, MlirAttribute value) {
-  MlirNamedAttribute attribute = memoptNamedAttribute(contextOf(builder), "value", value);
-  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, mlirAttributeGetType(value),
-                              &attribute, 1);
-}
-
-/* Creates the scalar `opName` of `lhs` and `rhs`, of their type. */
-static MlirValue buildBinary(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
-                             MlirValue rhs) {
-  MlirValue operands[] = {lhs, rhs};
-  return memoptBuildOneResult(builder, opName, operands, 2, mlirValueGetType(lhs), NULL, 0);
-}
-
 /* The identity of `combiner` for scalars of type `element`, at the builder's
  * point. The smallest signed integer of any width is 1 << (width - 1). */
 static MlirValue buildIdentity(const MemoptBuilder *builder, MemoptChunkCombiner combiner,
                                MlirType element) {
   MlirContext context = contextOf(builder);
   if (combiner != MemoptChunkCombineMax)
-    return buildConstant(builder, mlirTypeIsAFloat(element)
+    return memoptBuildConstant(builder, mlirTypeIsAFloat(element)
                                       ? mlirFloatAttrDoubleGet(context, element, 0.0)
                                       : mlirIntegerAttrGet(element, 0));
   if (mlirTypeIsAFloat(element))
-    return buildConstant(builder, mlirFloatAttrDoubleGet(context, element, -INFINITY));
-  MlirValue one = buildConstant(builder, mlirIntegerAttrGet(element, 1));
-  MlirValue shift = buildConstant(
+    return memoptBuildConstant(builder, mlirFloatAttrDoubleGet(context, element, -INFINITY));
+  MlirValue one = memoptBuildConstant(builder, mlirIntegerAttrGet(element, 1));
+  MlirValue shift = memoptBuildConstant(
       builder, mlirIntegerAttrGet(element, (int64_t)mlirIntegerTypeGetWidth(element) - 1));
-  return buildBinary(builder, "arith.shli", one, shift);
+  return memoptBuildBinary(builder, "arith.shli", one, shift);
 }
 
 MlirValue memoptBuildCombinerInit(const MemoptBuilder *builder, MemoptChunkCombiner combiner,
@@ -94,8 +81,8 @@ static MlirOperation buildParallelGeneric(const MemoptBuilder *builder, const Ml
     elements[i] = mlirShapedTypeGetElementType(mlirValueGetType(operands[i]));
     locations[i] = builder->location;
   }
-  MlirAttribute parallel =
-      mlirAttributeParseGet(context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  MlirAttribute parallel = mlirAttributeParseGet(
+      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
   MlirAttribute *iterators = memoptAllocateZeroed((size_t)(rank > 0 ? rank : 1), sizeof *iterators);
   for (intptr_t d = 0; d < rank; ++d)
     iterators[d] = parallel;
@@ -135,9 +122,10 @@ MlirValue memoptBuildCombine(const MemoptBuilder *builder, MemoptChunkCombiner c
   MlirValue value = mlirBlockGetArgument(block, 0);
   MlirValue sum = mlirBlockGetArgument(block, 1);
   bool isFloat = mlirTypeIsAFloat(mlirValueGetType(value));
-  const char *opName = combiner == MemoptChunkCombineAdd ? (isFloat ? "arith.addf" : "arith.addi")
-                                                         : (isFloat ? "arith.maximumf" : "arith.maxsi");
-  return finishGeneric(generic, &payload, buildBinary(&payload, opName, sum, value));
+  const char *opName = combiner == MemoptChunkCombineAdd
+                           ? (isFloat ? "arith.addf" : "arith.addi")
+                           : (isFloat ? "arith.maximumf" : "arith.maxsi");
+  return finishGeneric(generic, &payload, memoptBuildBinary(&payload, opName, sum, value));
 }
 
 /* In a rescaled-add payload: `value` * exp(`max` - `maxNew`), or 0 where
@@ -152,10 +140,10 @@ static MlirValue buildRescaledTerm(const MemoptBuilder *payload, MlirValue value
   MlirValue compared[] = {max, minusInfinity};
   MlirValue masked = memoptBuildOneResult(payload, "arith.cmpf", compared, 2,
                                           mlirIntegerTypeGet(context, 1), &predicate, 1);
-  MlirValue difference = buildBinary(payload, "arith.subf", max, maxNew);
+  MlirValue difference = memoptBuildBinary(payload, "arith.subf", max, maxNew);
   MlirValue scale = memoptBuildOneResult(payload, "math.exp", &difference, 1,
                                          mlirValueGetType(difference), NULL, 0);
-  MlirValue term = buildBinary(payload, "arith.mulf", value, scale);
+  MlirValue term = memoptBuildBinary(payload, "arith.mulf", value, scale);
   MlirValue choices[] = {masked, zero, term};
   return memoptBuildOneResult(payload, "arith.select", choices, 3, mlirValueGetType(term), NULL, 0);
 }
@@ -172,14 +160,14 @@ MlirValue memoptBuildRescaledAdd(const MemoptBuilder *builder, MlirValue accumul
   MlirOperation generic = buildParallelGeneric(builder, ins, ranks, 3, accumulator, &payload);
   MlirBlock block = payload.block;
   MlirValue minusInfinity =
-      buildConstant(&payload, mlirFloatAttrDoubleGet(context, element, -INFINITY));
-  MlirValue zero = buildConstant(&payload, mlirFloatAttrDoubleGet(context, element, 0.0));
+      memoptBuildConstant(&payload, mlirFloatAttrDoubleGet(context, element, -INFINITY));
+  MlirValue zero = memoptBuildConstant(&payload, mlirFloatAttrDoubleGet(context, element, 0.0));
   /* As the "max" combiner computes it. */
-  MlirValue newMax = buildBinary(&payload, "arith.maximumf", mlirBlockGetArgument(block, 1),
+  MlirValue newMax = memoptBuildBinary(&payload, "arith.maximumf", mlirBlockGetArgument(block, 1),
                                  mlirBlockGetArgument(block, 2));
   MlirValue old = buildRescaledTerm(&payload, mlirBlockGetArgument(block, 3),
                                     mlirBlockGetArgument(block, 1), newMax, minusInfinity, zero);
   MlirValue added = buildRescaledTerm(&payload, mlirBlockGetArgument(block, 0),
                                       mlirBlockGetArgument(block, 2), newMax, minusInfinity, zero);
-  return finishGeneric(generic, &payload, buildBinary(&payload, "arith.addf", old, added));
+  return finishGeneric(generic, &payload, memoptBuildBinary(&payload, "arith.addf", old, added));
 }

@@ -116,22 +116,21 @@ static void updateShapeAttributes(MlirOperation op, MlirType newType, int64_t di
   }
 }
 
-/* The `combiners` attribute for `outputCount` outputs; returns how many
- * attributes it wrote to `attribute`: none when every output is
- * concatenated. (Plans combine by sums and maxima, which need no
- * `rescale_by`.) */
-static intptr_t combinerAttributes(MlirContext context, intptr_t outputCount,
-                                   const MemoptChunkCombiner *combiners,
+/* The `combiners` attribute of the plan's outputs into `attribute`; returns
+ * how many attributes it wrote: none when every output is concatenated.
+ * (Plans combine by sums and maxima, which need no `rescale_by`.) */
+static intptr_t combinerAttributes(MlirContext context, const MemoptChunkPlan *plan,
                                    MlirNamedAttribute *attribute) {
+  intptr_t outputCount = memoptChunkPlanNumOutputs(plan);
   bool combined = false;
   for (intptr_t i = 0; i < outputCount; ++i)
-    combined |= combiners[i] != MemoptChunkCombineConcat;
+    combined |= memoptChunkPlanOutputCombiner(plan, i) != MemoptChunkCombineConcat;
   if (!combined)
     return 0;
   MlirAttribute *names = memoptAllocateZeroed((size_t)outputCount, sizeof *names);
   for (intptr_t i = 0; i < outputCount; ++i)
-    names[i] = mlirStringAttrGet(
-        context, mlirStringRefCreateFromCString(memoptChunkCombinerName(combiners[i])));
+    names[i] = mlirStringAttrGet(context, mlirStringRefCreateFromCString(memoptChunkCombinerName(
+                                              memoptChunkPlanOutputCombiner(plan, i))));
   *attribute =
       memoptNamedAttribute(context, "combiners", mlirArrayAttrGet(context, outputCount, names));
   free(names);
@@ -149,7 +148,6 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   MlirType *types = memoptAllocateZeroed((size_t)slots, sizeof *types);
   MlirLocation *locations = memoptAllocateZeroed((size_t)slots, sizeof *locations);
   int64_t *dims = memoptAllocateZeroed((size_t)slots, sizeof *dims);
-  MemoptChunkCombiner *combiners = memoptAllocateZeroed((size_t)slots, sizeof *combiners);
 
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString("chunk.region"), location);
@@ -166,7 +164,6 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
   for (intptr_t i = 0; i < outputCount; ++i) {
     values[i] = memoptChunkPlanOutput(plan, i, &dims[i]);
     types[i] = mlirValueGetType(values[i]);
-    combiners[i] = memoptChunkPlanOutputCombiner(plan, i);
   }
   mlirOperationStateAddResults(&state, outputCount, types);
   attributes[1] = mlirNamedAttributeGet(mlirIdentifierGet(context, mlirStringRefCreateFromCString("output_dims")),
@@ -176,14 +173,12 @@ static MlirOperation createRegionOp(const MemoptChunkPlan *plan, int64_t chunkSi
       mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), chunkSize));
   attributes[3] = memoptSlotSegments(context, "operandSegmentSizes", inputCount);
   attributes[4] = memoptSlotSegments(context, "resultSegmentSizes", outputCount);
-  intptr_t attributeCount =
-      5 + combinerAttributes(context, outputCount, combiners, attributes + 5);
+  intptr_t attributeCount = 5 + combinerAttributes(context, plan, attributes + 5);
   mlirOperationStateAddAttributes(&state, attributeCount, attributes);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   mlirOperationStateAddOwnedRegions(&state, 1, &region);
   MlirOperation op = mlirOperationCreate(&state);
-  free(combiners);
   free(dims);
   free(locations);
   free(types);

@@ -471,9 +471,10 @@ static MlirOperation buildChunkLoop(const ChunkRegion *region, const Bounds *bou
 }
 
 /* Creates the destinations: the input an output reuses, the combiner's
- * identity for a combined output, else tensor.empty of the whole output, where a dynamic chunked extent is the region's extent,
- * any other dynamic extent is that of the first chunk's rows `firstRows`
- * (non-null when the region peels it). */
+ * identity for a combined output, else tensor.empty of the whole output,
+ * where a dynamic chunked extent is the region's extent, any other dynamic
+ * extent is that of the first chunk's rows `firstRows` (non-null when the
+ * region peels it). */
 static void buildDestinations(const ChunkRegion *region, const MemoptBuilder *builder,
                               const Bounds *bounds, const MlirValue *firstRows, MlirValue *dests) {
   for (intptr_t j = 0; j < outputCount(region); ++j) {

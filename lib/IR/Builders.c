@@ -61,12 +61,21 @@ MlirValue memoptBuildOneResult(const MemoptBuilder *builder, const char *opName,
   return mlirOperationGetResult(memoptInsertOp(builder, &state), 0);
 }
 
+MlirValue memoptBuildConstant(const MemoptBuilder *builder, MlirAttribute value) {
+  MlirNamedAttribute attribute = memoptNamedAttribute(contextOf(builder), "value", value);
+  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, mlirAttributeGetType(value),
+                              &attribute, 1);
+}
+
+MlirValue memoptBuildBinary(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
+                            MlirValue rhs) {
+  MlirValue operands[] = {lhs, rhs};
+  return memoptBuildOneResult(builder, opName, operands, 2, mlirValueGetType(lhs), NULL, 0);
+}
+
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value) {
-  MlirContext context = contextOf(builder);
-  MlirType index = mlirIndexTypeGet(context);
-  MlirNamedAttribute attribute =
-      memoptNamedAttribute(context, "value", mlirIntegerAttrGet(index, value));
-  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, index, &attribute, 1);
+  return memoptBuildConstant(builder,
+                             mlirIntegerAttrGet(mlirIndexTypeGet(contextOf(builder)), value));
 }
 
 MlirValue memoptBuildIndexArith(const MemoptBuilder *builder, const char *opName, MlirValue lhs,

@@ -43,6 +43,14 @@ MemoptIndex memoptIndexDynamic(MlirValue value);
 /// Returns true when `index` is known at compile time.
 bool memoptIndexIsFixed(MemoptIndex index);
 
+/// Creates `arith.constant <value>` of the value's type.
+MlirValue memoptBuildConstant(const MemoptBuilder *builder, MlirAttribute value);
+
+/// Creates the binary op `opName` (e.g. "arith.addf") of `lhs` and `rhs`, with a
+/// result of `lhs`'s type.
+MlirValue memoptBuildBinary(const MemoptBuilder *builder, const char *opName, MlirValue lhs,
+                            MlirValue rhs);
+
 /// Creates `arith.constant <value> : index`.
 MlirValue memoptBuildIndexConstant(const MemoptBuilder *builder, int64_t value);
 

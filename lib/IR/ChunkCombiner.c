@@ -5,8 +5,6 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 
-#include <string.h>
-
 static const char *const combinerNames[] = {
     [MemoptChunkCombineConcat] = "concat",
     [MemoptChunkCombineAdd] = "add",
@@ -20,8 +18,7 @@ const char *memoptChunkCombinerName(MemoptChunkCombiner combiner) {
 
 bool memoptChunkCombinerFromName(MlirStringRef name, MemoptChunkCombiner *combiner) {
   for (size_t i = 0; i < sizeof combinerNames / sizeof *combinerNames; ++i)
-    if (name.length == strlen(combinerNames[i]) &&
-        memcmp(name.data, combinerNames[i], name.length) == 0) {
+    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString(combinerNames[i]))) {
       *combiner = (MemoptChunkCombiner)i;
       return true;
     }

@@ -67,10 +67,7 @@ static MlirNamedAttribute unitAttribute(MlirContext context, const char *name) {
 
 /* Creates `arith.constant value : type` for an integer `type`. */
 static MlirValue integerConstant(const MemoptBuilder *builder, MlirType type, int64_t value) {
-  MlirContext context = mlirLocationGetContext(builder->location);
-  MlirNamedAttribute attribute =
-      memoptNamedAttribute(context, "value", mlirIntegerAttrGet(type, value));
-  return memoptBuildOneResult(builder, "arith.constant", NULL, 0, type, &attribute, 1);
+  return memoptBuildConstant(builder, mlirIntegerAttrGet(type, value));
 }
 
 static MlirValue i64Constant(const MemoptBuilder *builder, int64_t value) {
