@@ -54,18 +54,20 @@ MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultInde
                                            MemoptOperandFlow *operands,
                                            MemoptStringBuffer *reason);
 
-/// Maps reduction loop `loop` of linalg op `op` to its operands (fills
-/// `operands`, one entry per operand) when the op's single result can be
-/// computed chunk by chunk of that loop and combined: the payload sums or
+/// Maps loop `loop` of `op` to its operands (fills `operands`, one entry per
+/// operand) when result `resultIndex` can be computed chunk by chunk of that
+/// loop and combined: a linalg op's single result whose payload sums or
 /// maximizes into the accumulator, which starts from the identity (a
-/// linalg.fill of 0 or -inf). Sets `combiner`. On a status other than Ok,
-/// appends the reason to `reason`.
-MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, int64_t loop,
-                                                     MemoptOperandFlow *operands,
+/// linalg.fill of 0 or -inf), or a chunk.region's result it combines by a sum
+/// or a maximum along its own loop (loop 0). Sets `combiner`. On a status
+/// other than Ok, appends the reason to `reason`.
+MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, intptr_t resultIndex,
+                                                     int64_t loop, MemoptOperandFlow *operands,
                                                      MemoptChunkCombiner *combiner,
                                                      MemoptStringBuffer *reason);
 
-/// Returns the number of loops of linalg op `op` (0 for any other op).
+/// Returns the number of loops of linalg op `op`, 1 for a chunk.region (its
+/// chunked loop), 0 for any other op.
 int64_t memoptDimFlowLoopCount(MlirOperation op);
 
 /// Returns true when linalg op `op` reduces loop `loop`: no result is

@@ -281,6 +281,34 @@ static bool takeOperands(MemoptChunkPlan *plan, Work *work, MlirOperation op,
   return ok;
 }
 
+/* A chunk.region computes all its results chunk by chunk of its loop once it
+ * is traced through one: the others are chunked along their own dimension or
+ * combined as the region combines them. */
+static bool takeRegionResults(MemoptChunkPlan *plan, Work *work, MlirOperation op,
+                              MemoptStringBuffer *reason) {
+  MlirAttribute outputDims =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("output_dims"));
+  bool ok = true;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && ok; ++r) {
+    MlirValue result = mlirOperationGetResult(op, r);
+    int64_t dim = mlirDenseI64ArrayGetElement(outputDims, r);
+    if (dim >= 0) {
+      ok = assign(plan, work, result, dim, kPlain, reason);
+      continue;
+    }
+    MemoptChunkCombiner combiner = memoptChunkRegionCombiner(op, r, NULL);
+    if (combiner != MemoptChunkCombineAdd && combiner != MemoptChunkCombineMax)
+      continue; /* a rescaled-add: an error below if it is used */
+    ValueInfo *info = infoOf(plan, result, true);
+    if (info->dim >= 0) {
+      memoptStringBufferAppendCString(reason, "a combined value would also be chunked");
+      return false;
+    }
+    info->combiner = combiner;
+  }
+  return ok;
+}
+
 /* Walks producers backwards from the pending values of `work` (freed). */
 static bool drain(MemoptChunkPlan *plan, Work work, bool ok, MemoptStringBuffer *reason) {
   while (ok && work.count) {
@@ -316,6 +344,8 @@ static bool drain(MemoptChunkPlan *plan, Work work, bool ok, MemoptStringBuffer 
     plan->indexedLoops[index] =
         memoptDimFlowIndexedLoop(op, mlirOpResultGetResultNumber(item.value), item.dim);
     ok = takeOperands(plan, &work, op, flows, operandStride, reason);
+    if (ok && memoptOperationIsA(op, "chunk.region"))
+      ok = takeRegionResults(plan, &work, op, reason);
   }
   free(work.items);
   return ok;
@@ -342,7 +372,8 @@ static bool traceCombined(MemoptChunkPlan *plan, MlirValue output, int64_t loop,
   intptr_t operandCount = mlirOperationGetNumOperands(op);
   MemoptOperandFlow *flows = memoptAllocateZeroed((size_t)operandCount, sizeof *flows);
   MemoptChunkCombiner combiner;
-  if (memoptDimFlowThroughCombinedLoop(op, loop, flows, &combiner, reason) != MemoptDimFlowOk) {
+  if (memoptDimFlowThroughCombinedLoop(op, mlirOpResultGetResultNumber(output), loop, flows,
+                                       &combiner, reason) != MemoptDimFlowOk) {
     free(flows);
     return false;
   }
@@ -359,6 +390,8 @@ static bool traceCombined(MemoptChunkPlan *plan, MlirValue output, int64_t loop,
   plan->indexedLoops[index] = -1;
   Work work = {NULL, 0, 0};
   bool ok = takeOperands(plan, &work, op, flows, kPlain, reason);
+  if (ok && memoptOperationIsA(op, "chunk.region"))
+    ok = takeRegionResults(plan, &work, op, reason);
   return drain(plan, work, ok, reason);
 }
 

@@ -55,24 +55,22 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
     if (memoptChunkPlanOpIsHoisted(plan, i))
       continue;
     MlirOperation op = memoptChunkPlanOp(plan, i);
+    /* A region taken in runs over each chunk in whole chunks of its own, so
+     * its chunk_size divides ours (memoptVerifyOps checked that it is a
+     * positive int64). */
+    int64_t innerChunkSize;
+    if (memoptOperationIsA(op, "chunk.region") &&
+        (!memoptIntegerAttrGetInt64(
+             mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("chunk_size")),
+             &innerChunkSize) ||
+         chunkSize % innerChunkSize != 0))
+      return false;
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
       if (isCombined(plan, result))
         continue; /* each chunk computes a partial value of the whole type */
       if (dim < 0 || !divides(result, dim, chunks))
-        return false;
-      /* A region taken in runs over each chunk in whole chunks of its own:
-       * chunks x its chunk_size divides the extent. A product past int64_t
-       * exceeds every extent, so divides none (and wrapped to 0 it divided
-       * by zero). memoptVerifyOps checked that chunk_size is a positive int64. */
-      int64_t innerChunkSize, slices;
-      if (memoptOperationIsA(op, "chunk.region") &&
-          (!memoptIntegerAttrGetInt64(mlirOperationGetAttributeByName(
-                                          op, mlirStringRefCreateFromCString("chunk_size")),
-                                      &innerChunkSize) ||
-           __builtin_mul_overflow(chunks, innerChunkSize, &slices) ||
-           !divides(result, dim, slices)))
         return false;
     }
   }
@@ -208,18 +206,45 @@ static void offsetIndexReads(MlirOperation op, int64_t loop, MlirValue offset) {
   }
 }
 
+/* The offset argument of chunk.region `op`'s body, or null when it has none. */
+static MlirValue regionOffset(MlirOperation op) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  intptr_t count = mlirBlockGetNumArguments(body);
+  return count > mlirOperationGetNumOperands(op) ? mlirBlockGetArgument(body, count - 1)
+                                                 : (MlirValue){NULL};
+}
+
+/* A region taken in numbers its chunks from the start of our chunk: its body
+ * reads its offset plus `offset` instead. */
+static void offsetInnerRegion(MlirOperation inner, MlirValue offset) {
+  MlirValue relative = regionOffset(inner);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
+  MemoptBuilder builder = memoptBuilderBefore(mlirBlockGetFirstOperation(body));
+  MlirValue absolute = memoptBuildIndexArith(&builder, "arith.addi", relative, offset);
+  MlirOperation add = mlirOpResultGetOwner(absolute);
+  mlirValueReplaceAllUsesExcept(relative, absolute, 1, &add);
+}
+
 /* Gives `body` its trailing offset argument when an op of the region reads
- * the index of the chunked loop, and rewrites those reads to use it. */
+ * the index of the chunked loop, or a region taken in reads its own offset,
+ * and rewrites those reads to use it. */
 static void addChunkOffset(const MemoptChunkPlan *plan, MlirBlock body, MlirLocation location) {
   MlirValue offset = {NULL};
   for (intptr_t i = 0; i < memoptChunkPlanNumOps(plan); ++i) {
+    MlirOperation op = memoptChunkPlanOp(plan, i);
     int64_t loop = memoptChunkPlanOpIndexedLoop(plan, i);
-    if (loop < 0)
+    bool innerOffset = !memoptChunkPlanOpIsHoisted(plan, i) &&
+                       memoptOperationIsA(op, "chunk.region") &&
+                       !mlirValueIsNull(regionOffset(op));
+    if (loop < 0 && !innerOffset)
       continue;
     if (mlirValueIsNull(offset))
       offset = mlirBlockAddArgument(body, mlirIndexTypeGet(mlirLocationGetContext(location)),
                                     location);
-    offsetIndexReads(memoptChunkPlanOp(plan, i), loop, offset);
+    if (innerOffset)
+      offsetInnerRegion(op, offset);
+    else
+      offsetIndexReads(op, loop, offset);
   }
 }
 

@@ -263,26 +263,29 @@ int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t
   return bodyReadsIndex(op, loop) ? loop : -1;
 }
 
-/* A chunk.region passes its own chunked loop: chunk k of each result is
- * computed from chunk k of each sliced input (what its body captures is read
- * whole), so a wider chunk of that loop takes in whole chunks of the region.
- * Another dimension would need the body's own flow, and a body that reads its
- * chunk's offset would see offsets relative to the wider chunk. */
-static MemoptDimFlowStatus throughChunkRegion(MlirOperation op, intptr_t resultIndex, int64_t dim,
-                                              MemoptOperandFlow *operands,
-                                              MemoptStringBuffer *reason) {
-  MlirAttribute outputDims = attribute(op, "output_dims");
+/* Maps a chunk.region's chunked loop to its inputs' sliced dimensions. */
+static MemoptDimFlowStatus throughChunkRegionInputs(MlirOperation op,
+                                                    MemoptOperandFlow *operands) {
   MlirAttribute inputDims = attribute(op, "input_dims");
-  if (mlirDenseI64ArrayGetElement(outputDims, resultIndex) != dim)
-    return refuse(MemoptDimFlowUnsupported, op, reason,
-                  "passes only its chunked dimension, not dimension %lld", (long long)dim);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  if (mlirBlockGetNumArguments(body) != mlirOperationGetNumOperands(op))
-    return refuse(MemoptDimFlowUnsupported, op, reason, "reads the offset of its chunks");
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
     operands[i] =
         (MemoptOperandFlow){MemoptOperandFlowMapped, mlirDenseI64ArrayGetElement(inputDims, i)};
   return MemoptDimFlowOk;
+}
+
+/* A chunk.region passes its own chunked loop: chunk k of each result is
+ * computed from chunk k of each sliced input (what its body captures is read
+ * whole), so a wider chunk of that loop takes in whole chunks of the region
+ * (the wider region adds its own offset to the one the body reads, see
+ * ChunkRegion.c). Another dimension would need the body's own flow. */
+static MemoptDimFlowStatus throughChunkRegion(MlirOperation op, intptr_t resultIndex, int64_t dim,
+                                              MemoptOperandFlow *operands,
+                                              MemoptStringBuffer *reason) {
+  MlirAttribute outputDims = attribute(op, "output_dims");
+  if (mlirDenseI64ArrayGetElement(outputDims, resultIndex) != dim)
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "passes only its chunked dimension, not dimension %lld", (long long)dim);
+  return throughChunkRegionInputs(op, operands);
 }
 
 MemoptDimFlowStatus memoptDimFlowThroughOp(MlirOperation op, intptr_t resultIndex, int64_t dim,
@@ -394,10 +397,34 @@ static bool fillsIdentity(MlirValue init, MemoptChunkCombiner combiner) {
          mlirIntegerAttrGetValueInt(value) == (width == 64 ? INT64_MIN : -(INT64_C(1) << (width - 1)));
 }
 
-MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, int64_t loop,
-                                                     MemoptOperandFlow *operands,
+/* A chunk.region's result combined across its own chunks (an earlier stage's
+ * weight gradient) is combined again across the chunks of a wider region
+ * along the same loop: each wider chunk runs the region over its slice, which
+ * yields that slice's partial value, and sums and maxima regroup freely. A
+ * rescaled-add does not (its rescaling reads the "max" result). */
+static MemoptDimFlowStatus throughCombinedChunkRegion(MlirOperation op, intptr_t resultIndex,
+                                                      int64_t loop, MemoptOperandFlow *operands,
+                                                      MemoptChunkCombiner *combiner,
+                                                      MemoptStringBuffer *reason) {
+  if (loop != 0)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has one loop, not loop %lld",
+                  (long long)loop);
+  *combiner = memoptChunkRegionCombiner(op, resultIndex, NULL);
+  if (*combiner != MemoptChunkCombineAdd && *combiner != MemoptChunkCombineMax)
+    return refuse(MemoptDimFlowUnsupported, op, reason,
+                  "does not combine result #%ld by a sum or a maximum", (long)resultIndex);
+  return throughChunkRegionInputs(op, operands);
+}
+
+MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, intptr_t resultIndex,
+                                                     int64_t loop, MemoptOperandFlow *operands,
                                                      MemoptChunkCombiner *combiner,
                                                      MemoptStringBuffer *reason) {
+  if (memoptOperationIsA(op, "chunk.region"))
+    return throughCombinedChunkRegion(op, resultIndex, loop, operands, combiner, reason);
+  if (resultIndex != 0)
+    return refuse(MemoptDimFlowUnsupported, op, reason, "has no result #%ld to combine",
+                  (long)resultIndex);
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
   intptr_t operandCount = mlirOperationGetNumOperands(op);
   if (mlirAttributeIsNull(maps) || mlirOperationGetNumResults(op) != 1 || operandCount < 2 ||
@@ -431,6 +458,8 @@ MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, int64_t l
 }
 
 int64_t memoptDimFlowLoopCount(MlirOperation op) {
+  if (memoptOperationIsA(op, "chunk.region"))
+    return 1;
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
   if (mlirAttributeIsNull(maps) || mlirArrayAttrGetNumElements(maps) == 0)
     return 0;

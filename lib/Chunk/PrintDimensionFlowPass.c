@@ -67,7 +67,8 @@ static void reportReducedLoops(MlirOperation op) {
     MemoptStringBuffer reason = memoptStringBufferCreate();
     MemoptChunkCombiner combiner = MemoptChunkCombineConcat;
     memoptStringBufferAppendFormat(&message, "reduced loop %lld: ", (long long)loop);
-    if (memoptDimFlowThroughCombinedLoop(op, loop, flows, &combiner, &reason) != MemoptDimFlowOk)
+    if (memoptDimFlowThroughCombinedLoop(op, 0, loop, flows, &combiner, &reason) !=
+        MemoptDimFlowOk)
       memoptStringBufferAppendFormat(&message, "not combinable: %s", reason.data);
     else
       memoptStringBufferAppendFormat(&message, "combined by %s: ", memoptChunkCombinerName(combiner));
