@@ -149,7 +149,7 @@ static bool copyProducersPerSlice(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) != 1 ||
-        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndices(op))
+        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndex(op, -1))
       continue;
     MlirValue result = mlirOperationGetResult(op, 0);
     MlirOpOperand first = mlirValueGetFirstUse(result);
@@ -176,6 +176,8 @@ static bool copyProducersPerSlice(MlirBlock body) {
 
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message) {
+  /* Concats first: the pipeline then folds their collapse_shape away. */
+  memoptRewriteConcatsAsGenerics(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
   if (mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
   /* Slices of computed values move up to the arguments (each slice's
