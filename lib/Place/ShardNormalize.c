@@ -174,6 +174,34 @@ static bool copyProducersPerSlice(MlirBlock body) {
   return copied;
 }
 
+/* Gives each use of a top-level tensor.collapse_shape or expand_shape of a
+ * computed value in `body` a reshape of its own: upstream's reshape fusion
+ * folds a reshape into a generic only when the reshape has no other use
+ * (grouped-query attention's scores, collapsed from [kv heads, group] to
+ * heads, are read by the row maximum and by the exponent). True when
+ * something was copied. */
+static bool copyReshapesPerUse(MlirBlock body) {
+  bool copied = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if ((!memoptOperationIsA(op, "tensor.collapse_shape") &&
+         !memoptOperationIsA(op, "tensor.expand_shape")) ||
+        !mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    /* Every use but the first reads a copy made right after the reshape. */
+    while (!mlirOpOperandIsNull(mlirValueGetFirstUse(result)) && !memoptValueHasOneUse(result)) {
+      MlirOpOperand use = mlirValueGetFirstUse(result);
+      MlirOperation copy = mlirOperationClone(op);
+      mlirBlockInsertOwnedOperationAfter(body, op, copy);
+      mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use),
+                              mlirOperationGetResult(copy, 0));
+      copied = true;
+    }
+  }
+  return copied;
+}
+
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message) {
   /* Concats first: the pipeline then folds their collapse_shape away. */
@@ -194,6 +222,11 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
   }
   if (moved && mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
+  /* A reshape of a computed value left with several uses: one per use, and
+   * the pipeline again, until the reshapes it leaves have one use each. */
+  while (copyReshapesPerUse(body))
+    if (mlirLogicalResultIsFailure(runPipeline(func, message)))
+      return mlirLogicalResultFailure();
 
   /* Hoist the views of arguments, one at a time: each becomes a new
    * argument, a parameter when its source is one; sources left without
