@@ -19,9 +19,12 @@
  * interface covers the generic; the collapse_shape folds into the generics
  * reading it in the normalization's reshape fusion. The part loop p is read
  * with linalg.index, which shard-partition does not offset: the rewrite is
- * right as long as loop p stays whole on every device, which holds when
- * nothing splits the concatenated dimension (place-to-shard checks the loops
- * it splits; Llama's head dimension is never split, the heads are).
+ * right as long as loop p stays whole on every device. Splits follow the
+ * parts and the parameters, none of which has loop p; place-to-shard
+ * refuses a tensor split of a loop a body indexes all the same
+ * (PlaceToShard.c). A split of the parts' own loop j is fine: each device
+ * holds its share of every part. Llama's heads are split, the head
+ * dimension is not.
  *
  * A concat of parts of different extents is left as it is (upstream then
  * stops at it): with affine maps alone a part cannot be read at an offset

@@ -287,7 +287,7 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
-/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
 

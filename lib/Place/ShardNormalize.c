@@ -13,7 +13,13 @@
  * projection) moves up: each slice gets a copy of its producer, narrowed to
  * the slice on slices of its operands (lib/Remat/SliceNarrowing.c), up to
  * the arguments; the pipeline then runs again to fold the reshapes that
- * followed. What is left is views of the function's own arguments (a weight
+ * followed. Before all that, a tensor.concat of equal parts (Llama's
+ * rotary embedding) becomes a linalg.generic over a part loop and a
+ * collapse_shape (ConcatAsGeneric.c), which the pipeline folds like any
+ * reshape. Reshape fusion folds a reshape only into its one reader, so a
+ * reshape of a computed value read by several ops (grouped-query
+ * attention's scores) gets a copy per reader and the pipeline runs again.
+ * What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
  * view as an argument of its own (the same row-major data for a reshape).
  * Constants a linalg body reads from the function are cloned into the body:
