@@ -176,16 +176,12 @@ static void rewriteConcat(MlirOperation concat, int64_t dim) {
   free(shape);
 }
 
-size_t memoptRewriteConcatsAsGenerics(MlirBlock body) {
-  size_t rewritten = 0;
+void memoptRewriteConcatsAsGenerics(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
        op = next) {
     next = mlirOperationGetNextInBlock(op);
     int64_t dim = equalPartsDimension(op);
-    if (dim < 0)
-      continue;
-    rewriteConcat(op, dim);
-    ++rewritten;
+    if (dim >= 0)
+      rewriteConcat(op, dim);
   }
-  return rewritten;
 }

@@ -291,8 +291,8 @@ extern const MemoptPassInfo memoptPlaceSearchPass;
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
 
-/// Rewrites each top-level tensor.concat in `body` whose parts have one static type as a linalg.generic over [..., parts, part extent, ...] selecting part p where its part loop is p, collapsed back to the concat's type (ConcatAsGeneric.c); returns how many were rewritten.
-size_t memoptRewriteConcatsAsGenerics(MlirBlock body);
+/// Rewrites each top-level tensor.concat in `body` whose parts have one static type as a linalg.generic over [..., parts, part extent, ...] selecting part p where its part loop is p, collapsed back to the concat's type (ConcatAsGeneric.c).
+void memoptRewriteConcatsAsGenerics(MlirBlock body);
 
 /// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
 extern const MemoptPassInfo memoptPlaceToShardPass;
