@@ -56,24 +56,6 @@ static void mapSource(MlirOperation op, int64_t dim, MemoptOperandFlow *operands
   operands[0] = (MemoptOperandFlow){MemoptOperandFlowMapped, dim};
 }
 
-/* Returns true when the body of a linalg op reads the index of loop `loop`:
- * a slice of the op then sees indices relative to the slice. */
-static bool bodyReadsIndex(MlirOperation op, int64_t loop) {
-  if (mlirOperationGetNumRegions(op) == 0)
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  for (MlirOperation inner = mlirBlockIsNull(body) ? (MlirOperation){NULL}
-                                                   : mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
-    if (!memoptOperationIsA(inner, "linalg.index"))
-      continue;
-    MlirAttribute dim = mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
-    if (mlirAttributeIsAInteger(dim) && mlirIntegerAttrGetValueInt(dim) == loop)
-      return true;
-  }
-  return false;
-}
-
 /* The index expression through which linalg op `op` writes dimension `dim`
  * of result `resultIndex` (from its init's indexing map); false when the
  * result has no tensor init. */
@@ -260,7 +242,7 @@ int64_t memoptDimFlowIndexedLoop(MlirOperation op, intptr_t resultIndex, int64_t
       !mlirAffineExprIsADim(expr))
     return -1;
   int64_t loop = mlirAffineDimExprGetPosition(expr);
-  return bodyReadsIndex(op, loop) ? loop : -1;
+  return memoptLinalgReadsLoopIndex(op, loop) ? loop : -1;
 }
 
 /* Maps a chunk.region's chunked loop to its inputs' sliced dimensions. */
@@ -451,7 +433,7 @@ MemoptDimFlowStatus memoptDimFlowThroughCombinedLoop(MlirOperation op, intptr_t 
     return refuse(MemoptDimFlowReduced, op, reason,
                   "starts its reduction of loop %lld from a value other than the identity",
                   (long long)loop);
-  if (bodyReadsIndex(op, loop))
+  if (memoptLinalgReadsLoopIndex(op, loop))
     return refuse(MemoptDimFlowUnsupported, op, reason, "reads the index of its reduced loop %lld",
                   (long long)loop);
   return MemoptDimFlowOk;

@@ -72,6 +72,12 @@ typedef enum MemoptIteratorKind {
 /// so it is safe in passes that run on several threads.
 MemoptIteratorKind memoptLinalgIteratorKind(MlirAttribute iterator);
 
+/// Returns true when the body of linalg op `op` reads the index of loop
+/// `loop` (linalg.index), or of any loop when `loop` is negative: an op that
+/// sees only part of a loop (a slice of it, or one device's share) counts it
+/// from 0 there.
+bool memoptLinalgReadsLoopIndex(MlirOperation op, int64_t loop);
+
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
 

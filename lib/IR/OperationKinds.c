@@ -2,6 +2,7 @@
  * before they move, clone or recompute an op. */
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include <string.h>
@@ -69,4 +70,21 @@ MemoptIteratorKind memoptLinalgIteratorKind(MlirAttribute iterator) {
   if (strcmp(name.text, "#linalg.iterator_type<reduction>") == 0)
     return MemoptIteratorReduction;
   return MemoptIteratorOther;
+}
+
+bool memoptLinalgReadsLoopIndex(MlirOperation op, int64_t loop) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+    for (MlirOperation inner = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                                     : mlirBlockGetFirstOperation(body);
+         !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
+      if (!memoptOperationIsA(inner, "linalg.index"))
+        continue;
+      MlirAttribute dim =
+          mlirOperationGetAttributeByName(inner, mlirStringRefCreateFromCString("dim"));
+      if (loop < 0 || (mlirAttributeIsAInteger(dim) && mlirIntegerAttrGetValueInt(dim) == loop))
+        return true;
+    }
+  }
+  return false;
 }

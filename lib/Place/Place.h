@@ -287,9 +287,12 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
-/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
+
+/// Rewrites each top-level tensor.concat in `body` whose parts have one static type as a linalg.generic over [..., parts, part extent, ...] selecting part p where its part loop is p, collapsed back to the concat's type (ConcatAsGeneric.c).
+void memoptRewriteConcatsAsGenerics(MlirBlock body);
 
 /// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
 extern const MemoptPassInfo memoptPlaceToShardPass;

@@ -208,7 +208,8 @@ static MlirOperation firstUser(MlirValue value, MlirBlock body, MlirOperation fa
  * has and no other input has (its output columns: the column split). A split
  * reduction loop leaves the result whole (upstream all-reduces the partial
  * sums: the row split). Returns false after an error at the op when the
- * degree does not divide the extent to split. */
+ * degree does not divide the extent to split, or when the body reads the
+ * index of the split loop. */
 static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
   MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
   MlirAttribute iterators = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
@@ -259,6 +260,16 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
       }
     }
     splitMapSet(map, operand, dim);
+  }
+  /* shard-partition keeps the body as it is: linalg.index would count the
+   * split loop from 0 on every device's share. */
+  if (splitLoop >= 0 && memoptLinalgReadsLoopIndex(op, splitLoop)) {
+    memoptEmitOpDiagnostic(op, MlirDiagnosticError,
+                           "place-to-shard: the tensor-parallel split divides loop %lld of this "
+                           "op, whose body reads its index (linalg.index): each device would "
+                           "count its share from 0",
+                           (long long)splitLoop);
+    return false;
   }
   bool parallel = splitLoop >= 0 &&
                   memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, splitLoop)) == MemoptIteratorParallel;

@@ -13,7 +13,13 @@
  * projection) moves up: each slice gets a copy of its producer, narrowed to
  * the slice on slices of its operands (lib/Remat/SliceNarrowing.c), up to
  * the arguments; the pipeline then runs again to fold the reshapes that
- * followed. What is left is views of the function's own arguments (a weight
+ * followed. Before all that, a tensor.concat of equal parts (Llama's
+ * rotary embedding) becomes a linalg.generic over a part loop and a
+ * collapse_shape (ConcatAsGeneric.c), which the pipeline folds like any
+ * reshape. Reshape fusion folds a reshape only into its one reader, so a
+ * reshape of a computed value read by several ops (grouped-query
+ * attention's scores) gets a copy per reader and the pipeline runs again.
+ * What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
  * view as an argument of its own (the same row-major data for a reshape).
  * Constants a linalg body reads from the function are cloned into the body:
@@ -149,7 +155,7 @@ static bool copyProducersPerSlice(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) != 1 ||
-        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndices(op))
+        mlirOperationGetNumRegions(op) != 1 || memoptLinalgReadsLoopIndex(op, -1))
       continue;
     MlirValue result = mlirOperationGetResult(op, 0);
     MlirOpOperand first = mlirValueGetFirstUse(result);
@@ -174,8 +180,38 @@ static bool copyProducersPerSlice(MlirBlock body) {
   return copied;
 }
 
+/* Gives each use of a top-level tensor.collapse_shape or expand_shape of a
+ * computed value in `body` a reshape of its own: upstream's reshape fusion
+ * folds a reshape into a generic only when the reshape has no other use
+ * (grouped-query attention's scores, collapsed from [kv heads, group] to
+ * heads, are read by the row maximum and by the exponent). True when
+ * something was copied. */
+static bool copyReshapesPerUse(MlirBlock body) {
+  bool copied = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if ((!memoptOperationIsA(op, "tensor.collapse_shape") &&
+         !memoptOperationIsA(op, "tensor.expand_shape")) ||
+        !mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    /* Every use but the first reads a copy made right after the reshape. */
+    while (!mlirOpOperandIsNull(mlirValueGetFirstUse(result)) && !memoptValueHasOneUse(result)) {
+      MlirOpOperand use = mlirValueGetFirstUse(result);
+      MlirOperation copy = mlirOperationClone(op);
+      mlirBlockInsertOwnedOperationAfter(body, op, copy);
+      mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use),
+                              mlirOperationGetResult(copy, 0));
+      copied = true;
+    }
+  }
+  return copied;
+}
+
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message) {
+  /* Concats first: the pipeline then folds their collapse_shape away. */
+  memoptRewriteConcatsAsGenerics(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
   if (mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
   /* Slices of computed values move up to the arguments (each slice's
@@ -192,6 +228,11 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
   }
   if (moved && mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
+  /* A reshape of a computed value left with several uses: one per use, and
+   * the pipeline again, until the reshapes it leaves have one use each. */
+  while (copyReshapesPerUse(body))
+    if (mlirLogicalResultIsFailure(runPipeline(func, message)))
+      return mlirLogicalResultFailure();
 
   /* Hoist the views of arguments, one at a time: each becomes a new
    * argument, a parameter when its source is one; sources left without

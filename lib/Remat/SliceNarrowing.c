@@ -204,18 +204,6 @@ static MlirValue narrowedInit(const MemoptBuilder *builder, MlirValue init, Mlir
   return result;
 }
 
-bool memoptLinalgReadsLoopIndices(MlirOperation op) {
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
-    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-    for (MlirOperation nested = mlirBlockIsNull(body) ? (MlirOperation){NULL}
-                                                      : mlirBlockGetFirstOperation(body);
-         !mlirOperationIsNull(nested); nested = mlirOperationGetNextInBlock(nested))
-      if (memoptOperationIsA(nested, "linalg.index"))
-        return true;
-  }
-  return false;
-}
-
 /* Narrows the producer of `slice` when the rewrite applies; true when done. */
 static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirValue source = mlirOperationGetOperand(slice, 0);
@@ -224,7 +212,7 @@ static bool narrow(MlirOperation slice, MlirBlock block) {
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(slice, 0));
   if (mlirOperationIsNull(producer) || !memoptOperationIsInDialect(producer, "linalg") ||
       mlirOperationGetNumResults(producer) != 1 || !onlyUse(source, slice) ||
-      memoptLinalgReadsLoopIndices(producer) ||
+      memoptLinalgReadsLoopIndex(producer, -1) ||
       !mlirTypeIsARankedTensor(sourceType) ||
       mlirShapedTypeGetRank(resultType) != mlirShapedTypeGetRank(sourceType))
     return false;

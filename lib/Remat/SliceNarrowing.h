@@ -12,9 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/// True when the body of linalg op `op` reads its loop indices (linalg.index), which a narrowed op would count from 0 instead of the slice's offset: such an op is not narrowed.
-bool memoptLinalgReadsLoopIndices(MlirOperation op);
-
 /// Rewrites every unit-stride tensor.extract_slice in `block` whose source is
 /// the only use of a linalg op result in `block` (each result dimension one
 /// loop; the sliced loops indexed alone by the operands) into that op on
