@@ -145,6 +145,11 @@ bool memoptChunkPlanOperandIsChunked(const MemoptChunkPlan *plan, intptr_t index
 /// value is not chunked (computed or read whole, or combined across chunks).
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value);
 
+/// Returns how the chunks' partial values of `value` are combined when each
+/// chunk computes one (an output combined across chunks, or a value of the
+/// range it is reshaped from), Concat otherwise.
+MemoptChunkCombiner memoptChunkPlanCombinerOf(const MemoptChunkPlan *plan, MlirValue value);
+
 /*===------------------------------------------------------------------===*
  * Passes
  *===------------------------------------------------------------------===*/

@@ -441,6 +441,49 @@ static bool readsChunkedValue(const MemoptChunkPlan *plan, intptr_t index, const
   return false;
 }
 
+/* Makes `value`, computed in the range, a value combined across chunks when
+ * its op can combine its chunks' partial results along one of its loops, or
+ * when it reshapes such a value (tensor.expand_shape / collapse_shape): the
+ * reshape of a sum or maximum of partial values is the sum or maximum of
+ * their reshapes, so the reshape runs on each chunk's partial value (dV of
+ * attention is summed over the query rows as 1 x S x d and expanded to
+ * 1 x 1 x S x d). Returns the combiner, or Concat when neither holds (the
+ * plan is then as it was). */
+static MemoptChunkCombiner combine(MemoptChunkPlan *plan, MlirValue value) {
+  intptr_t index = definingIndex(plan, value);
+  if (index < 0)
+    return MemoptChunkCombineConcat;
+  ValueInfo *info = infoOf(plan, value, false);
+  if (info && info->combiner != MemoptChunkCombineConcat)
+    return info->combiner;
+  if (plan->traced[index] || (info && info->dim >= 0))
+    return MemoptChunkCombineConcat;
+  MlirOperation op = plan->ops[index];
+  if (memoptOperationIsA(op, "tensor.expand_shape") ||
+      memoptOperationIsA(op, "tensor.collapse_shape")) {
+    MemoptChunkCombiner combiner = combine(plan, mlirOperationGetOperand(op, 0));
+    if (combiner == MemoptChunkCombineConcat)
+      return combiner;
+    plan->traced[index] = true;
+    plan->flows[index] = memoptAllocateZeroed(1, sizeof *plan->flows[index]);
+    plan->flows[index][0] = (MemoptOperandFlow){MemoptOperandFlowWhole, -1};
+    plan->strides[index] = kPlain;
+    plan->indexedLoops[index] = -1;
+    infoOf(plan, value, true)->combiner = combiner;
+    return combiner;
+  }
+  for (int64_t loop = 0; loop < memoptDimFlowLoopCount(op); ++loop) {
+    TraceSnapshot snapshot = takeSnapshot(plan);
+    MemoptStringBuffer ignored = memoptStringBufferCreate();
+    bool traced = traceCombined(plan, value, loop, &ignored);
+    memoptStringBufferDestroy(&ignored);
+    releaseSnapshot(plan, snapshot, !traced);
+    if (traced)
+      return infoOf(plan, value, false)->combiner;
+  }
+  return MemoptChunkCombineConcat;
+}
+
 /* The primary output fixes the chunked loop; other values used after the
  * range that are computed from chunked values (q, k and v split from one
  * projection) must be chunked too: each takes the first of its dimensions
@@ -461,17 +504,16 @@ static void traceOtherOutputs(MemoptChunkPlan *plan) {
       /* A dimension of the result, else a reduced loop whose partial
        * results are combined across chunks (weight gradients summed over
        * the chunks of the tokens). */
-      int64_t rank = mlirShapedTypeGetRank(type), loops = memoptDimFlowLoopCount(op);
-      for (int64_t d = 0; d < rank + loops; ++d) {
+      bool traced = false;
+      for (int64_t d = 0; d < mlirShapedTypeGetRank(type) && !traced; ++d) {
         TraceSnapshot snapshot = takeSnapshot(plan);
         MemoptStringBuffer ignored = memoptStringBufferCreate();
-        bool traced = d < rank ? trace(plan, result, d, &ignored)
-                               : traceCombined(plan, result, d - rank, &ignored);
+        traced = trace(plan, result, d, &ignored);
         memoptStringBufferDestroy(&ignored);
         releaseSnapshot(plan, snapshot, !traced);
-        if (traced)
-          break;
       }
+      if (!traced)
+        combine(plan, result);
     }
   }
   free(dependent);
@@ -522,7 +564,9 @@ static bool collectBoundary(MemoptChunkPlan *plan, MemoptStringBuffer *reason) {
   for (intptr_t i = 0; i < plan->valueCount; ++i) {
     ValueInfo *info = &plan->values[i];
     if (info->combiner != MemoptChunkCombineConcat) {
-      plan->outputs[plan->outputCount++] = (ValueDim){info->value, -1, kPlain, info->combiner};
+      /* (One only reshaped in the range leaves it as its reshape.) */
+      if (usedAfterRange(plan, info->value))
+        plan->outputs[plan->outputCount++] = (ValueDim){info->value, -1, kPlain, info->combiner};
       continue;
     }
     if (info->dim < 0)
@@ -698,6 +742,13 @@ MlirValue memoptChunkPlanOutput(const MemoptChunkPlan *plan, intptr_t index, int
 
 MemoptChunkCombiner memoptChunkPlanOutputCombiner(const MemoptChunkPlan *plan, intptr_t index) {
   return plan->outputs[index].combiner;
+}
+
+MemoptChunkCombiner memoptChunkPlanCombinerOf(const MemoptChunkPlan *plan, MlirValue value) {
+  for (intptr_t i = 0; i < plan->valueCount; ++i)
+    if (mlirValueEqual(plan->values[i].value, value))
+      return plan->values[i].combiner;
+  return MemoptChunkCombineConcat;
 }
 
 int64_t memoptChunkPlanDimOf(const MemoptChunkPlan *plan, MlirValue value) {

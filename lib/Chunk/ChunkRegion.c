@@ -26,16 +26,6 @@ static MlirType chunkType(MlirType type, int64_t dim, int64_t chunks) {
                                  mlirRankedTensorTypeGetEncoding(type));
 }
 
-/* True when `value` is an output of the plan combined across chunks. */
-static bool isCombined(const MemoptChunkPlan *plan, MlirValue value) {
-  for (intptr_t i = 0; i < memoptChunkPlanNumOutputs(plan); ++i) {
-    int64_t dim;
-    if (mlirValueEqual(memoptChunkPlanOutput(plan, i, &dim), value))
-      return memoptChunkPlanOutputCombiner(plan, i) != MemoptChunkCombineConcat;
-  }
-  return false;
-}
-
 static bool divides(MlirValue value, int64_t dim, int64_t chunks) {
   MlirType type = mlirValueGetType(value);
   if (!mlirTypeIsARankedTensor(type) || mlirShapedTypeGetRank(type) > 16)
@@ -68,7 +58,7 @@ bool memoptChunkRegionCanBuild(const MemoptChunkPlan *plan, int64_t chunkSize) {
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue result = mlirOperationGetResult(op, r);
       int64_t dim = memoptChunkPlanDimOf(plan, result);
-      if (isCombined(plan, result))
+      if (memoptChunkPlanCombinerOf(plan, result) != MemoptChunkCombineConcat)
         continue; /* each chunk computes a partial value of the whole type */
       if (dim < 0 || !divides(result, dim, chunks))
         return false;
