@@ -7,6 +7,7 @@
 #include "Chunk/AutoChunk.h"
 #include "Chunk/AutoChunkReport.h"
 #include "Chunk/Chunk.h"
+#include "Chunk/ChunkRegion.h"
 
 #include "mlir-c/Dialect/Vector.h"
 
@@ -35,6 +36,7 @@ typedef struct Attempt {
   char **messages;           /* per stage: its remark, emitted once the stages are kept */
   MlirLocation *locations;   /* per stage: where the remark goes */
   MemoptStringBuffer reason; /* why the stages stopped short of the budget */
+  intptr_t expandedClones;   /* ops recomputing larger values before the stages */
 } Attempt;
 
 /* Runs up to `maxStages` stages on a copy of `func` (which keeps its place
@@ -78,6 +80,27 @@ static Attempt runStages(MlirOperation func, const AutoChunkLimits *limits, uint
     attempt.messages[attempt.stages] = memoptStringBufferRelease(&message);
   }
   return attempt;
+}
+
+/* Runs the stages on a copy of `func` whose values larger than their inputs
+ * are recomputed before their later readers (ChunkRecomputeExpanded.c): the
+ * gap must be wider than a region, and the chain fit in one. Returns false,
+ * running nothing, when no value qualifies or the copy cannot be estimated. */
+static bool runStagesRecomputingExpanded(MlirOperation func, const AutoChunkLimits *limits,
+                                         long long maxStages, Attempt *attempt) {
+  MlirOperation copy = mlirOperationClone(func);
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(func), func, copy);
+  intptr_t clones = memoptChunkRecomputeExpandedValues(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0)), limits->maxRegionOps,
+      limits->maxRegionOps);
+  MemoptMemoryProfile *profile = clones ? profileOf(copy) : NULL;
+  if (profile) {
+    *attempt = runStages(copy, limits, memoptMemoryProfileGetPeakBytes(profile), maxStages);
+    attempt->expandedClones = clones;
+    memoptMemoryProfileDestroy(profile);
+  }
+  mlirOperationDestroy(copy);
+  return profile != NULL;
 }
 
 /* Frees what `attempt` holds; erases its copy unless `keepWork`. */
@@ -140,6 +163,14 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
     if (lower)
       attempt = recomputing;
   }
+  Attempt expanded;
+  if (attempt.peak > limits.budget && memoptPassOptionsGetBool(options, "recompute-expanded") &&
+      runStagesRecomputingExpanded(func, &limits, maxStages, &expanded)) {
+    bool lower = expanded.peak < attempt.peak;
+    attemptDestroy(lower ? &attempt : &expanded, false);
+    if (lower)
+      attempt = expanded;
+  }
   uint64_t peak = attempt.peak;
   long long stage = attempt.stages;
   bool met = peak <= limits.budget;
@@ -152,6 +183,12 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
   if (keep) {
     mlirOperationDestroy(func);
     result = attempt.work;
+    if (attempt.expandedClones)
+      memoptEmitOpDiagnostic(result, MlirDiagnosticRemark,
+                             "autochunk: %ld ops recompute values larger than their inputs (the "
+                             "attention probabilities of a training step, say) before their "
+                             "readers after a gap wider than a region",
+                             (long)attempt.expandedClones);
   }
   profile = profileOf(result);
   if (profile)
@@ -218,6 +255,12 @@ static const MemoptPassOptionInfo autoChunkOptions[] = {
      "when plain chunking misses the budget, run the stages again letting a region recompute, "
      "chunk by chunk, inputs that cheap ops (elementwise, norms, linear layers) computed from "
      "values live across it anyway, and keep the lower peak",
+     NULL, 0, 0},
+    {"recompute-expanded", MemoptOptionBool, "true",
+     "when chunking misses the budget, run the stages again on the function with its values "
+     "larger than their inputs (attention probabilities from q and k) recomputed before their "
+     "readers after a gap wider than a region, from values live there anyway, and keep the "
+     "lower peak",
      NULL, 0, 0},
     {"allow-partial", MemoptOptionBool, "false",
      "keep the stages that lower the peak even when the budget stays out of reach", NULL, 0, 0},

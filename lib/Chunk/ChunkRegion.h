@@ -42,6 +42,15 @@ MemoptRederive memoptChunkRederiveInputs(MlirBlock block, intptr_t from, intptr_
                                          intptr_t *last, const MlirValue *targets,
                                          intptr_t targetCount, intptr_t watched, bool apply);
 
+/// Recomputes, right before their first reader after a gap of more than
+/// `minGap` ops, the values of `block` that have more bytes than the tensors
+/// their chain reads, when that chain (at most `maxChainOps` computing ops)
+/// reads only values live there anyway (attention probabilities from q and k
+/// in a training step); the later readers read the clones. Returns the ops
+/// cloned (0: the block is unchanged).
+intptr_t memoptChunkRecomputeExpandedValues(MlirBlock block, intptr_t maxChainOps,
+                                            intptr_t minGap);
+
 /// Returns the first op of `block` that recomputing the inputs of a range
 /// within ops [first, last] may clone (`first` when none before it).
 intptr_t memoptChunkRederiveReach(MlirBlock block, intptr_t first, intptr_t last);
