@@ -341,6 +341,34 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
   return ok;
 }
 
+/* The unrealized_conversion_cast that packs a stage's yielded values into
+ * the tuple it yields when they outnumber its result slots (place-search
+ * does, phaze.md), or null. It is the op before the yield. */
+static MlirOperation packOf(MlirOperation stage) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return (MlirOperation){NULL};
+  MlirValue yielded = mlirOperationGetOperand(yield, 0);
+  if (!mlirTypeIsATuple(mlirValueGetType(yielded)) || !mlirValueIsAOpResult(yielded))
+    return (MlirOperation){NULL};
+  MlirOperation pack = mlirOpResultGetOwner(yielded);
+  return memoptOperationIsA(pack, "builtin.unrealized_conversion_cast") &&
+                 memoptOperationIsInside(pack, stage)
+             ? pack
+             : (MlirOperation){NULL};
+}
+
+/* True when `op` unpacks the tuple a place.stage yields (see packOf). */
+static bool isUnpack(MlirOperation op) {
+  if (!memoptOperationIsA(op, "builtin.unrealized_conversion_cast") ||
+      mlirOperationGetNumOperands(op) != 1)
+    return false;
+  MlirValue packed = mlirOperationGetOperand(op, 0);
+  return mlirValueIsAOpResult(packed) &&
+         memoptOperationIsA(mlirOpResultGetOwner(packed), "place.stage");
+}
+
 /* Outlines one stage into a function after `*after` (then the new function).
  * The function and its grid are named `<function>_stage<index>` and
  * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
@@ -375,7 +403,10 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   captures.values = ordered;
   MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
   MlirOperation yield = mlirBlockGetTerminator(stageBody);
-  intptr_t results = mlirOperationGetNumResults(stage);
+  /* The function returns what the stage yields, unpacked when packed. */
+  MlirOperation pack = packOf(stage);
+  MlirOperation returned = mlirOperationIsNull(pack) ? yield : pack;
+  intptr_t results = mlirOperationGetNumOperands(returned);
 
   MlirType *inputTypes = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *inputTypes);
   MlirLocation *locations = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *locations);
@@ -385,7 +416,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
     locations[k] = location;
   }
   for (intptr_t r = 0; r < results; ++r)
-    resultTypes[r] = mlirValueGetType(mlirOperationGetResult(stage, r));
+    resultTypes[r] = mlirValueGetType(mlirOperationGetOperand(returned, r));
 
   /* The grid and the function, after the original function. */
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
@@ -429,7 +460,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   *after = outlined;
 
   /* Move the ops, then the terminator becomes func.return. */
-  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, yield);) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, returned);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationRemoveFromParent(op);
     mlirBlockAppendOwnedOperation(body, op);
@@ -438,7 +469,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   MlirOperationState returnState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), location);
   MlirValue *yielded = memoptAllocateZeroed((size_t)(results + 1), sizeof *yielded);
   for (intptr_t r = 0; r < results; ++r)
-    yielded[r] = mlirOperationGetOperand(yield, r);
+    yielded[r] = mlirOperationGetOperand(returned, r);
   mlirOperationStateAddOperands(&returnState, results, yielded);
   mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&returnState));
   for (intptr_t k = 0; k < arguments; ++k)
@@ -558,8 +589,9 @@ static MlirWalkResult checkNestingAndUses(MlirOperation op, void *userData) {
 }
 
 /* Checks a function that holds stages: every stage holds ops, and nothing
- * but stages, constants (cloned into the stages that use them) and the
- * return is outside them, since the function is removed. */
+ * but stages, constants (cloned into the stages that use them), the casts
+ * that unpack a stage's packed results and the return is outside them,
+ * since the function is removed. */
 static bool checkStagedFunction(MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   bool ok = true;
@@ -571,11 +603,11 @@ static bool checkStagedFunction(MlirOperation func) {
       if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
         memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
                              "place-to-shard: this stage holds no ops: place-search describes "
-                             "stages by layer range when one layer stands for many (layers=N) or "
-                             "when a stage would pass more than 8 values on");
+                             "stages by layer range when one layer stands for many (layers=N)");
         ok = false;
       }
-    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return")) {
+    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return") &&
+               !isUnpack(op)) {
       MlirStringRef funcName = mlirStringAttrGetValue(
           mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
       memoptEmitOpDiagnostic(op, MlirDiagnosticError,
