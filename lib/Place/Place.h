@@ -287,6 +287,12 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// Rewrites each tensor.insert_slice in `body` of a block (offsets multiples of the sizes) into an expand_shape, a linalg.generic selecting the source's block and a collapse_shape, which have sharding interfaces or fold away (ShardNormalizeTraining.c); returns how many.
+size_t memoptShardRewriteBlockInserts(MlirBlock body);
+
+/// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
+void memoptShardReturnViewSources(MlirOperation func);
+
 /// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);

@@ -176,6 +176,7 @@ static bool copyProducersPerSlice(MlirBlock body) {
 
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message) {
+  memoptShardRewriteBlockInserts(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
   if (mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
   /* Slices of computed values move up to the arguments (each slice's
@@ -213,6 +214,7 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
         (*parameters)[k] = (*parameters)[k + 1];
     }
   }
+  memoptShardReturnViewSources(func);
   updateFunctionType(func);
   sinkConstants(func);
   return mlirLogicalResultSuccess();
