@@ -438,23 +438,17 @@ static MlirOperation packOf(MlirOperation stage) {
   if (mlirOperationGetNumOperands(yield) != 1)
     return (MlirOperation){NULL};
   MlirValue yielded = mlirOperationGetOperand(yield, 0);
-  if (!mlirTypeIsATuple(mlirValueGetType(yielded)) || !mlirValueIsAOpResult(yielded))
-    return (MlirOperation){NULL};
-  MlirOperation pack = mlirOpResultGetOwner(yielded);
-  return memoptOperationIsA(pack, "builtin.unrealized_conversion_cast") &&
-                 memoptOperationIsInside(pack, stage)
-             ? pack
-             : (MlirOperation){NULL};
+  bool packed = mlirTypeIsATuple(mlirValueGetType(yielded)) && mlirValueIsAOpResult(yielded) &&
+                memoptOperationIsA(mlirOpResultGetOwner(yielded), "builtin.unrealized_conversion_cast");
+  return packed ? mlirOpResultGetOwner(yielded) : (MlirOperation){NULL};
 }
 
 /* True when `op` unpacks the tuple a place.stage yields (see packOf). */
 static bool isUnpack(MlirOperation op) {
-  if (!memoptOperationIsA(op, "builtin.unrealized_conversion_cast") ||
-      mlirOperationGetNumOperands(op) != 1)
-    return false;
-  MlirValue packed = mlirOperationGetOperand(op, 0);
-  return mlirValueIsAOpResult(packed) &&
-         memoptOperationIsA(mlirOpResultGetOwner(packed), "place.stage");
+  return memoptOperationIsA(op, "builtin.unrealized_conversion_cast") &&
+         mlirOperationGetNumOperands(op) == 1 &&
+         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)) &&
+         memoptOperationIsA(mlirOpResultGetOwner(mlirOperationGetOperand(op, 0)), "place.stage");
 }
 
 /* Outlines one stage into a function after `*after` (then the new function).
