@@ -293,7 +293,7 @@ size_t memoptShardRewriteBlockInserts(MlirBlock body);
 /// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
 void memoptShardReturnViewSources(MlirOperation func);
 
-/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
 
