@@ -287,6 +287,12 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
+/// Returns the unrealized_conversion_cast before the yield of place.stage `stage` that packs its yielded values into the tuple it yields when they outnumber its result slots (place-search's convention, PlaceEmit.c), or a null op.
+MlirOperation memoptPlaceStagePack(MlirOperation stage);
+
+/// Returns true when `op` unpacks the tuple a place.stage yields (PlaceEmit.c).
+bool memoptPlaceIsStageUnpack(MlirOperation op);
+
 /// Rewrites each tensor.insert_slice in `body` of a block (offsets multiples of the sizes) into an expand_shape, a linalg.generic selecting the source's block and a collapse_shape, which have sharding interfaces or fold away (ShardNormalizeTraining.c); returns how many.
 size_t memoptShardRewriteBlockInserts(MlirBlock body);
 

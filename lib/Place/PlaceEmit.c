@@ -1,7 +1,8 @@
 /* The IR place-search writes: a place.cluster op at the top of the module
  * and one place.stage op per pipeline stage, holding the stage's ops when
  * every layer is in the function, else with an empty body describing the
- * stage's layer range. */
+ * stage's layer range; and the recognition of a stage's packed results
+ * (more than its slots, in a tuple), which place-to-shard unpacks. */
 #include "Place/PlaceSearch.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -199,4 +200,22 @@ void memoptPlaceEmitPlan(MlirOperation module, const MemoptPlaceModel *model,
       (long long)plan->tensorParallel, (long long)plan->dataParallel, (long long)plan->microbatch,
       (long long)plan->microbatchCount, plan->batchSeconds,
       (double)cluster->globalBatch / plan->batchSeconds, how);
+}
+
+MlirOperation memoptPlaceStagePack(MlirOperation stage) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return (MlirOperation){NULL};
+  MlirValue yielded = mlirOperationGetOperand(yield, 0);
+  bool packed = mlirTypeIsATuple(mlirValueGetType(yielded)) && mlirValueIsAOpResult(yielded) &&
+                memoptOperationIsA(mlirOpResultGetOwner(yielded), "builtin.unrealized_conversion_cast");
+  return packed ? mlirOpResultGetOwner(yielded) : (MlirOperation){NULL};
+}
+
+bool memoptPlaceIsStageUnpack(MlirOperation op) {
+  return memoptOperationIsA(op, "builtin.unrealized_conversion_cast") &&
+         mlirOperationGetNumOperands(op) == 1 &&
+         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)) &&
+         memoptOperationIsA(mlirOpResultGetOwner(mlirOperationGetOperand(op, 0)), "place.stage");
 }

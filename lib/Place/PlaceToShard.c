@@ -429,26 +429,52 @@ static void annotateBatchSplits(MlirBlock body, const SplitMap *batch, const Spl
   }
 }
 
-/* The unrealized_conversion_cast that packs a stage's yielded values into
- * the tuple it yields when they outnumber its result slots (place-search
- * does, phaze.md), or null. It is the op before the yield. */
-static MlirOperation packOf(MlirOperation stage) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  if (mlirOperationGetNumOperands(yield) != 1)
-    return (MlirOperation){NULL};
-  MlirValue yielded = mlirOperationGetOperand(yield, 0);
-  bool packed = mlirTypeIsATuple(mlirValueGetType(yielded)) && mlirValueIsAOpResult(yielded) &&
-                memoptOperationIsA(mlirOpResultGetOwner(yielded), "builtin.unrealized_conversion_cast");
-  return packed ? mlirOpResultGetOwner(yielded) : (MlirOperation){NULL};
-}
-
-/* True when `op` unpacks the tuple a place.stage yields (see packOf). */
-static bool isUnpack(MlirOperation op) {
-  return memoptOperationIsA(op, "builtin.unrealized_conversion_cast") &&
-         mlirOperationGetNumOperands(op) == 1 &&
-         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)) &&
-         memoptOperationIsA(mlirOpResultGetOwner(mlirOperationGetOperand(op, 0)), "place.stage");
+/* Chooses the splits of the normalized stage function `outlined`
+ * (chooseSplits) and annotates them on the grid `grid`. Returns false after
+ * a located error. */
+static bool annotateStage(MlirOperation outlined, const bool *parameters, int64_t data,
+                          int64_t tensor, const char *grid, MlirLocation location) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(outlined, 0));
+  intptr_t normalized = mlirBlockGetNumArguments(body);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  intptr_t results = mlirOperationGetNumOperands(ret);
+  Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
+  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
+  SplitMap batch = {NULL, NULL, 0, 0, 0}, tensorSplits = {NULL, NULL, 0, 0, 0};
+  bool ok = chooseSplits(outlined, parameters, data, tensor, splits, resultSplits, &batch,
+                         &tensorSplits);
+  /* Every ranked tensor argument, replicated ones too: upstream 22's
+   * shard-partition crashes on a tensor argument without an annotation. A
+   * stage on one device is annotated nowhere: it runs as it is, without
+   * partitioning. */
+  bool annotated = ok && data * tensor > 1;
+  for (intptr_t k = 0; annotated && k < normalized; ++k)
+    if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
+        mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
+      annotate(body, mlirBlockGetArgument(body, k), grid, splits[k].data, splits[k].tensor,
+               location);
+  if (annotated)
+    annotateBatchSplits(body, &batch, &tensorSplits, grid, location);
+  /* And every ranked tensor result: without it, upstream's backward pass
+   * has nowhere to start from, and an op that creates a tensor from
+   * nothing (a fill of tensor.empty) can end up replicated where its users
+   * are split, which shard-partition turns into an all-gather. */
+  for (intptr_t r = 0; annotated && r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
+        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
+      continue;
+    MlirOperation shard = insertShard(body, ret, value, grid, resultSplits[r].data,
+                                      resultSplits[r].tensor, false, location);
+    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
+  }
+  free(batch.values);
+  free(batch.dims);
+  free(tensorSplits.values);
+  free(tensorSplits.dims);
+  free(resultSplits);
+  free(splits);
+  return ok;
 }
 
 /* Outlines one stage into a function after `*after` (then the new function).
@@ -486,7 +512,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
   MlirOperation yield = mlirBlockGetTerminator(stageBody);
   /* The function returns what the stage yields, unpacked when packed. */
-  MlirOperation pack = packOf(stage);
+  MlirOperation pack = memoptPlaceStagePack(stage);
   MlirOperation returned = mlirOperationIsNull(pack) ? yield : pack;
   intptr_t results = mlirOperationGetNumOperands(returned);
 
@@ -577,44 +603,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
                            "place-to-shard: normalizing this stage for upstream sharding failed: %s",
                            message.data ? message.data : "");
   memoptStringBufferDestroy(&message);
-  intptr_t normalized = mlirBlockGetNumArguments(body);
-  Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
-  MlirOperation ret = mlirBlockGetTerminator(body);
-  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
-  SplitMap batch = {NULL, NULL, 0, 0, 0}, tensorSplits = {NULL, NULL, 0, 0, 0};
-  ok = ok && chooseSplits(outlined, parameters, data, tensor, splits, resultSplits, &batch,
-                          &tensorSplits);
-  /* Every ranked tensor argument, replicated ones too: upstream 22's
-   * shard-partition crashes on a tensor argument without an annotation. A
-   * stage on one device is annotated nowhere: it runs as it is, without
-   * partitioning. */
-  bool annotated = ok && data * tensor > 1;
-  for (intptr_t k = 0; annotated && k < normalized; ++k)
-    if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
-        mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
-      annotate(body, mlirBlockGetArgument(body, k), grid.data, splits[k].data, splits[k].tensor,
-               location);
-  /* And every ranked tensor result: without it, upstream's backward pass
-   * has nowhere to start from, and an op that creates a tensor from
-   * nothing (a fill of tensor.empty) can end up replicated where its users
-   * are split, which shard-partition turns into an all-gather. */
-  if (annotated)
-    annotateBatchSplits(body, &batch, &tensorSplits, grid.data, location);
-  for (intptr_t r = 0; annotated && r < results; ++r) {
-    MlirValue value = mlirOperationGetOperand(ret, r);
-    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
-        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
-      continue;
-    MlirOperation shard = insertShard(body, ret, value, grid.data, resultSplits[r].data,
-                                      resultSplits[r].tensor, false, location);
-    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
-  }
-  free(batch.values);
-  free(batch.dims);
-  free(tensorSplits.values);
-  free(tensorSplits.dims);
-  free(resultSplits);
-  free(splits);
+  ok = ok && annotateStage(outlined, parameters, data, tensor, grid.data, location);
   free(parameters);
   memoptStringBufferDestroy(&grid);
   memoptStringBufferDestroy(&name);
@@ -702,7 +691,7 @@ static bool checkStagedFunction(MlirOperation func) {
         ok = false;
       }
     } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return") &&
-               !isUnpack(op)) {
+               !memoptPlaceIsStageUnpack(op)) {
       MlirStringRef funcName = mlirStringAttrGetValue(
           mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
       memoptEmitOpDiagnostic(op, MlirDiagnosticError,
