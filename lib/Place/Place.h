@@ -287,7 +287,19 @@ extern const MemoptPassInfo memoptPlaceCostsPass;
 /// place-search (PlaceSearchPass.c).
 extern const MemoptPassInfo memoptPlaceSearchPass;
 
-/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+/// Returns the unrealized_conversion_cast before the yield of place.stage `stage` that packs its yielded values into the tuple it yields when they outnumber its result slots (place-search's convention, PlaceEmit.c), or a null op.
+MlirOperation memoptPlaceStagePack(MlirOperation stage);
+
+/// Returns true when `op` unpacks the tuple a place.stage yields (PlaceEmit.c).
+bool memoptPlaceIsStageUnpack(MlirOperation op);
+
+/// Rewrites each tensor.insert_slice in `body` of a block (offsets multiples of the sizes) into an expand_shape, a linalg.generic selecting the source's block and a collapse_shape, which have sharding interfaces or fold away (ShardNormalizeTraining.c); returns how many.
+size_t memoptShardRewriteBlockInserts(MlirBlock body);
+
+/// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
+void memoptShardReturnViewSources(MlirOperation func);
+
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
 

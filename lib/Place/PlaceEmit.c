@@ -1,7 +1,8 @@
 /* The IR place-search writes: a place.cluster op at the top of the module
  * and one place.stage op per pipeline stage, holding the stage's ops when
- * every layer is in the function and each stage passes few enough values on,
- * else with an empty body describing the stage's layer range. */
+ * every layer is in the function, else with an empty body describing the
+ * stage's layer range; and the recognition of a stage's packed results
+ * (more than its slots, in a tuple), which place-to-shard unpacks. */
 #include "Place/PlaceSearch.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -38,12 +39,15 @@ static void createCluster(MlirOperation module, const MemoptPlaceCluster *cluste
  * folded into constants are defined once, before the layers, in some models). */
 static bool isConstant(MlirOperation op) { return memoptOperationIsA(op, "arith.constant"); }
 
-/* The results of ops[first, end) used by an op outside the range; -1 when
- * more than the slots hold. ops[end] must exist (ops[numOps] is the
- * terminator); a use is inside when its ancestor in the body is neither
- * before ops[first] nor at or after ops[end] (the block's cached order). */
-static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue *values) {
-  intptr_t count = 0;
+/* The results of ops[first, end) used by an op outside the range, in a new
+ * array (the caller frees it) of *count values. ops[end] must exist
+ * (ops[numOps] is the terminator); a use is inside when its ancestor in the
+ * body is neither before ops[first] nor at or after ops[end] (the block's
+ * cached order). */
+static MlirValue *escaping(MlirOperation *ops, size_t first, size_t end, intptr_t *count) {
+  MlirValue *values = NULL;
+  size_t capacity = 0;
+  *count = 0;
   for (size_t i = first; i < end; ++i)
     for (intptr_t r = 0; r < mlirOperationGetNumResults(ops[i]) && !isConstant(ops[i]); ++r) {
       MlirValue value = mlirOperationGetResult(ops[i], r);
@@ -57,15 +61,34 @@ static intptr_t escaping(MlirOperation *ops, size_t first, size_t end, MlirValue
       }
       if (!outside)
         continue;
-      if (count == MEMOPT_MAX_SLOTS)
-        return -1;
-      values[count++] = value;
+      values = memoptGrowArray(values, &capacity, (size_t)*count + 1, sizeof *values);
+      values[(*count)++] = value;
     }
-  return count;
+  return values;
+}
+
+/* A builtin.unrealized_conversion_cast of `values` to `types` at the end of
+ * `block` (before `before` when not null). */
+static MlirOperation createCast(MlirBlock block, MlirOperation before, MlirLocation location,
+                                intptr_t count, MlirValue *values, intptr_t typeCount,
+                                MlirType *types) {
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("builtin.unrealized_conversion_cast"), location);
+  mlirOperationStateAddOperands(&state, count, values);
+  mlirOperationStateAddResults(&state, typeCount, types);
+  MlirOperation cast = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(block, before, cast);
+  return cast;
 }
 
 /* Creates place.stage `index` before `before` (or at the end of the
- * function body before its terminator), moving ops[first, end) into it. */
+ * function body before its terminator), moving ops[first, end) into it.
+ * The values used after the stage are its results, one per slot; when they
+ * outnumber the slots (a training step returns every gradient), they are
+ * packed into one tuple, the stage's only result, by an
+ * unrealized_conversion_cast before its yield, and unpacked after it by
+ * another (place-to-shard returns the packed values from the stage's
+ * function). */
 static void createStage(MlirOperation func, const char *clusterName, const MemoptPlacementPlan *plan,
                         size_t index, MlirOperation *ops, size_t first, size_t end,
                         MlirOperation before) {
@@ -73,14 +96,17 @@ static void createStage(MlirOperation func, const char *clusterName, const Memop
   MlirLocation location = first < end ? mlirOperationGetLocation(ops[first])
                                       : mlirOperationGetLocation(func);
   const MemoptPlacementStage *stage = &plan->stages[index];
-  MlirValue values[MEMOPT_MAX_SLOTS];
-  MlirType types[MEMOPT_MAX_SLOTS];
-  intptr_t results = escaping(ops, first, end, values);
-  for (intptr_t i = 0; i < results; ++i)
+  intptr_t count = 0;
+  MlirValue *values = first < end ? escaping(ops, first, end, &count) : NULL;
+  MlirType *types = memoptAllocateZeroed((size_t)count + 1, sizeof *types);
+  for (intptr_t i = 0; i < count; ++i)
     types[i] = mlirValueGetType(values[i]);
+  bool packed = count > MEMOPT_MAX_SLOTS;
+  MlirType tuple = mlirTupleTypeGet(context, count, types);
+  intptr_t results = packed ? 1 : count;
   MlirOperationState state =
       mlirOperationStateGet(mlirStringRefCreateFromCString("place.stage"), location);
-  mlirOperationStateAddResults(&state, results, types);
+  mlirOperationStateAddResults(&state, results, packed ? &tuple : types);
   MlirNamedAttribute attributes[] = {
       named(context, "cluster",
             mlirFlatSymbolRefAttrGet(context, mlirStringRefCreateFromCString(clusterName))),
@@ -104,20 +130,32 @@ static void createStage(MlirOperation func, const char *clusterName, const Memop
   mlirBlockInsertOwnedOperationBefore(funcBody, before, stageOp);
   MlirOperationState yield = mlirOperationStateGet(
       mlirStringRefCreateFromCString(MEMOPT_REGION_TERMINATOR), location);
-  mlirOperationStateAddOperands(&yield, results, values);
   MlirOperation yieldOp = mlirOperationCreate(&yield);
   mlirBlockAppendOwnedOperation(body, yieldOp);
   /* Constants stay before the stage: later stages may use them too. */
   for (size_t i = first; i < end; ++i)
     if (!isConstant(ops[i]))
       mlirOperationMoveBefore(ops[i], yieldOp);
-  for (intptr_t i = 0; i < results; ++i)
-    memoptValueReplaceUsesByScope(values[i], mlirOperationGetResult(stageOp, i), stageOp, false);
+  if (packed) {
+    MlirOperation pack = createCast(body, yieldOp, location, count, values, 1, &tuple);
+    MlirValue packedValue = mlirOperationGetResult(pack, 0);
+    mlirOperationSetOperands(yieldOp, 1, &packedValue);
+    MlirValue stageResult = mlirOperationGetResult(stageOp, 0);
+    MlirOperation unpack = createCast(funcBody, before, location, 1, &stageResult, count, types);
+    for (intptr_t i = 0; i < count; ++i)
+      memoptValueReplaceUsesByScope(values[i], mlirOperationGetResult(unpack, i), stageOp, false);
+  } else {
+    mlirOperationSetOperands(yieldOp, count, values);
+    for (intptr_t i = 0; i < count; ++i)
+      memoptValueReplaceUsesByScope(values[i], mlirOperationGetResult(stageOp, i), stageOp, false);
+  }
+  free(types);
+  free(values);
 }
 
 /* Wraps each stage's ops into its place.stage when the function holds every
- * layer and no stage passes more values on than a stage has result slots;
- * otherwise the stages are emitted with empty bodies. Returns true when wrapped. */
+ * layer; otherwise the stages are emitted with empty bodies. Returns true
+ * when wrapped. */
 static bool emitStages(const MemoptPlaceModel *model, const MemoptPlacementPlan *plan, const char *clusterName) {
   MlirOperation func = model->func;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
@@ -134,8 +172,6 @@ static bool emitStages(const MemoptPlaceModel *model, const MemoptPlacementPlan 
     memoptPlaceOpRangeOf(model, plan->stages[s].firstLayer + plan->stages[s].layerCount - 1, &unused, &end);
     firsts[s] = first;
     firsts[s + 1] = end;
-    MlirValue values[MEMOPT_MAX_SLOTS];
-    materialized = escaping(ops, first, end, values) >= 0;
   }
   if (materialized)
     for (size_t s = 0; s < plan->stageCount; ++s)
@@ -154,10 +190,7 @@ void memoptPlaceEmitPlan(MlirOperation module, const MemoptPlaceModel *model,
   createCluster(module, cluster, clusterName);
   bool wrapped = emitStages(model, plan, clusterName);
   const char *how = wrapped ? "stages hold their ops"
-                    : model->layers != model->structure.count
-                        ? "stages describe layer ranges (one layer stands for all)"
-                        : "stages describe layer ranges (a stage would pass more values on than "
-                          "its 8 result slots)";
+                            : "stages describe layer ranges (one layer stands for all)";
   memoptEmitOpDiagnostic(
       model->func, MlirDiagnosticRemark,
       "place-search: %zu layers on %lld devices: pipeline %lld, tensor-parallel %lld, "
@@ -167,4 +200,22 @@ void memoptPlaceEmitPlan(MlirOperation module, const MemoptPlaceModel *model,
       (long long)plan->tensorParallel, (long long)plan->dataParallel, (long long)plan->microbatch,
       (long long)plan->microbatchCount, plan->batchSeconds,
       (double)cluster->globalBatch / plan->batchSeconds, how);
+}
+
+MlirOperation memoptPlaceStagePack(MlirOperation stage) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return (MlirOperation){NULL};
+  MlirValue yielded = mlirOperationGetOperand(yield, 0);
+  bool packed = mlirTypeIsATuple(mlirValueGetType(yielded)) && mlirValueIsAOpResult(yielded) &&
+                memoptOperationIsA(mlirOpResultGetOwner(yielded), "builtin.unrealized_conversion_cast");
+  return packed ? mlirOpResultGetOwner(yielded) : (MlirOperation){NULL};
+}
+
+bool memoptPlaceIsStageUnpack(MlirOperation op) {
+  return memoptOperationIsA(op, "builtin.unrealized_conversion_cast") &&
+         mlirOperationGetNumOperands(op) == 1 &&
+         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)) &&
+         memoptOperationIsA(mlirOpResultGetOwner(mlirOperationGetOperand(op, 0)), "place.stage");
 }

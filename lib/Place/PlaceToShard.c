@@ -34,7 +34,15 @@
 static const MemoptPassOptionInfo options[] = {
     {"data-arguments", MemoptOptionInteger, "1",
      "Leading function arguments that are data; the others are parameters", NULL, 0, 1e9},
+    {"trailing-data-arguments", MemoptOptionInteger, "0",
+     "Trailing function arguments that are data (a training step's labels)", NULL, 0, 1e9},
 };
+
+/* Which arguments of the original function are data: the first `leading`
+ * and the last `trailing`; the others are parameters. */
+typedef struct DataArguments {
+  intptr_t leading, trailing;
+} DataArguments;
 
 static int64_t integerAttribute(MlirOperation op, const char *name) {
   return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
@@ -63,11 +71,14 @@ static bool isConstant(MlirValue value) {
          memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant");
 }
 
-/* True when `value` is an argument of `func` at index >= dataArguments. */
-static bool isParameter(MlirValue value, MlirOperation func, intptr_t dataArguments) {
-  return mlirValueIsABlockArgument(value) &&
-         mlirOperationEqual(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), func) &&
-         mlirBlockArgumentGetArgNumber(value) >= dataArguments;
+/* True when `value` is an argument of `func` that is not data. */
+static bool isParameter(MlirValue value, MlirOperation func, DataArguments data) {
+  if (!mlirValueIsABlockArgument(value) ||
+      !mlirOperationEqual(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), func))
+    return false;
+  intptr_t index = mlirBlockArgumentGetArgNumber(value);
+  return index >= data.leading &&
+         index < mlirBlockGetNumArguments(mlirBlockArgumentGetOwner(value)) - data.trailing;
 }
 
 /* Inserts before `before` in `body` a `shard.sharding` and a `shard.shard`
@@ -159,6 +170,14 @@ static void splitMapSet(SplitMap *map, MlirValue value, int64_t dim) {
   map->dims = memoptGrowArray(map->dims, &map->dimCapacity, (size_t)map->count + 1, sizeof *map->dims);
   map->values[map->count] = value;
   map->dims[map->count++] = dim;
+}
+
+/* True when `map` holds a split (or none, -1) for `value`. */
+static bool splitMapHas(const SplitMap *map, MlirValue value) {
+  for (intptr_t k = 0; k < map->count; ++k)
+    if (mlirValueEqual(map->values[k], value))
+      return true;
+  return false;
 }
 
 static int64_t splitMapGet(const SplitMap *map, MlirValue value) {
@@ -280,13 +299,44 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
   return true;
 }
 
+/* Follows the batch split through one linalg.generic of projected
+ * permutations: its results are split along the loop an input is split
+ * along by batch when that loop is parallel, and whole when it is a
+ * reduction (upstream all-reduces the partial sums: a gradient of a
+ * data-parallel step) or no input is split by batch. */
+static void followBatch(MlirOperation op, SplitMap *batch) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  intptr_t inputs = mlirDenseI32ArrayGetElement(segments, 0);
+  int64_t loop = -1;
+  for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k)
+    if (!mlirAffineMapIsProjectedPermutation(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k))))
+      return;
+  for (intptr_t k = 0; k < inputs && loop < 0; ++k) {
+    int64_t dim = splitMapGet(batch, mlirOperationGetOperand(op, k));
+    if (dim >= 0)
+      loop = mapLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
+  }
+  bool parallel = loop >= 0 && memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, loop)) ==
+                                   MemoptIteratorParallel;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+    MlirAffineMap resultMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs + r));
+    splitMapSet(batch, mlirOperationGetResult(op, r), parallel ? mapPosition(resultMap, loop) : -1);
+  }
+}
+
 /* Chooses how each argument of the normalized stage `func` is split:
  * activations along their batch (first) dimension over the data axis,
  * parameters by Megatron's column-then-row rule over the tensor axis
- * (splitGeneric), nothing for an argument read inside a region. Returns false
- * after a located error when a degree does not divide an extent. */
+ * (splitGeneric), nothing for an argument read inside a region; and how
+ * each result is split. `*batchOut` and `*tensorOut` get the walk's split
+ * dimension of every value it met over each axis (the caller frees them).
+ * Returns false after a located error when a degree does not divide an
+ * extent. */
 static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t data, int64_t tensor,
-                         Split *splits, Split *resultSplits) {
+                         Split *splits, Split *resultSplits, SplitMap *batchOut,
+                         SplitMap *tensorOut) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   SplitMap map = {NULL, NULL, 0, 0, 0};
   bool ok = true;
@@ -311,17 +361,25 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
     }
     splits[k].data = 0;
   }
+  SplitMap batch = {NULL, NULL, 0, 0, 0};
+  for (intptr_t k = 0; k < arguments; ++k)
+    splitMapSet(&batch, mlirBlockGetArgument(body, k), splits[k].data);
   for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (memoptOperationIsA(op, "linalg.generic"))
+    if (memoptOperationIsA(op, "linalg.generic")) {
       ok = splitGeneric(op, &map, tensor);
+      followBatch(op, &batch);
+    }
   for (intptr_t k = 0; k < arguments; ++k) {
     int64_t dim = splitMapGet(&map, mlirBlockGetArgument(body, k));
     splits[k].tensor = dim >= 0 ? dim : -1;
   }
-  /* Results: when an argument is split by batch, the results are
-   * activations that keep their batch split over the data axis; each keeps
-   * whatever split over the tensor axis the walk left on it. */
+  /* Results: a generic's keeps the batch split the walk followed to it
+   * over the data axis (an activation), or none when it reduced the batch
+   * (a gradient); another op's result (the walk knows only generics) is an
+   * activation split along its first dimension when some argument is split
+   * by batch. Each keeps whatever split over the tensor axis the walk left
+   * on it. */
   bool batchSplit = false;
   for (intptr_t k = 0; k < arguments; ++k)
     batchSplit = batchSplit || splits[k].data == 0;
@@ -334,9 +392,10 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
       continue;
     int64_t dim = splitMapGet(&map, value);
     resultSplits[r].tensor = dim >= 0 ? dim : -1;
-    if (!batchSplit || resultSplits[r].tensor == 0)
+    int64_t dataDim = splitMapHas(&batch, value) ? splitMapGet(&batch, value) : batchSplit ? 0 : -1;
+    if (dataDim < 0 || resultSplits[r].tensor == dataDim)
       continue;
-    int64_t extent = mlirShapedTypeGetDimSize(type, 0);
+    int64_t extent = mlirShapedTypeGetDimSize(type, dataDim);
     if (mlirShapedTypeIsDynamicSize(extent) || extent % data != 0) {
       MlirOperation producer = mlirValueIsAOpResult(value) ? mlirOpResultGetOwner(value) : ret;
       memoptEmitOpDiagnostic(producer, MlirDiagnosticError,
@@ -345,10 +404,87 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
                              (long long)data, (long long)extent, (long long)r);
       ok = false;
     }
-    resultSplits[r].data = 0;
+    resultSplits[r].data = dataDim;
   }
-  free(map.values);
-  free(map.dims);
+  *batchOut = batch;
+  *tensorOut = map;
+  return ok;
+}
+
+/* Annotates each value a top-level op of `body` computes and the walk
+ * split by batch (`batch`) with that split, and the tensor split the walk
+ * left on it (`tensor`), right after the op. Without
+ * it, a training step's gradient contractions, whose results are whole,
+ * pull upstream's propagation towards whole operands: the activations they
+ * read would be all-gathered (which convert-shard-to-mpi does not lower)
+ * instead of each rank contracting its own samples into partial sums. */
+static void annotateBatchSplits(MlirBlock body, const SplitMap *batch, const SplitMap *tensor,
+                                const char *grid, MlirLocation location) {
+  for (intptr_t k = 0; k < batch->count; ++k) {
+    MlirValue value = batch->values[k];
+    if (batch->dims[k] < 0 || !mlirValueIsAOpResult(value))
+      continue;
+    MlirOperation producer = mlirOpResultGetOwner(value);
+    bool returned = false;
+    for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+         use = mlirOpOperandGetNextUse(use))
+      returned = returned || memoptOperationIsA(mlirOpOperandGetOwner(use), "func.return");
+    /* A returned value gets its result's annotation instead. */
+    if (!mlirBlockEqual(mlirOperationGetBlock(producer), body) || returned)
+      continue;
+    int64_t tensorDim = splitMapGet(tensor, value);
+    MlirOperation shard = insertShard(body, mlirOperationGetNextInBlock(producer), value, grid,
+                                      batch->dims[k], tensorDim >= 0 ? tensorDim : -1, false,
+                                      location);
+    memoptValueReplaceUsesByScope(value, mlirOperationGetResult(shard, 0), shard, false);
+  }
+}
+
+/* Chooses the splits of the normalized stage function `outlined`
+ * (chooseSplits) and annotates them on the grid `grid`. Returns false after
+ * a located error. */
+static bool annotateStage(MlirOperation outlined, const bool *parameters, int64_t data,
+                          int64_t tensor, const char *grid, MlirLocation location) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(outlined, 0));
+  intptr_t normalized = mlirBlockGetNumArguments(body);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  intptr_t results = mlirOperationGetNumOperands(ret);
+  Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
+  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
+  SplitMap batch = {NULL, NULL, 0, 0, 0}, tensorSplits = {NULL, NULL, 0, 0, 0};
+  bool ok = chooseSplits(outlined, parameters, data, tensor, splits, resultSplits, &batch,
+                         &tensorSplits);
+  /* Every ranked tensor argument, replicated ones too: upstream 22's
+   * shard-partition crashes on a tensor argument without an annotation. A
+   * stage on one device is annotated nowhere: it runs as it is, without
+   * partitioning. */
+  bool annotated = ok && data * tensor > 1;
+  for (intptr_t k = 0; annotated && k < normalized; ++k)
+    if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
+        mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
+      annotate(body, mlirBlockGetArgument(body, k), grid, splits[k].data, splits[k].tensor,
+               location);
+  if (annotated)
+    annotateBatchSplits(body, &batch, &tensorSplits, grid, location);
+  /* And every ranked tensor result: without it, upstream's backward pass
+   * has nowhere to start from, and an op that creates a tensor from
+   * nothing (a fill of tensor.empty) can end up replicated where its users
+   * are split, which shard-partition turns into an all-gather. */
+  for (intptr_t r = 0; annotated && r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
+        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
+      continue;
+    MlirOperation shard = insertShard(body, ret, value, grid, resultSplits[r].data,
+                                      resultSplits[r].tensor, false, location);
+    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
+  }
+  free(batch.values);
+  free(batch.dims);
+  free(tensorSplits.values);
+  free(tensorSplits.dims);
+  free(resultSplits);
+  free(splits);
   return ok;
 }
 
@@ -357,7 +493,7 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
  * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
  * suffix) when another symbol has the name already. */
 static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
-                       MlirOperation stage, intptr_t dataArguments, MlirOperation *after) {
+                       MlirOperation stage, DataArguments dataArguments, MlirOperation *after) {
   MlirContext context = mlirOperationGetContext(stage);
   MlirLocation location = mlirOperationGetLocation(stage);
   MlirStringRef funcName =
@@ -386,7 +522,10 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   captures.values = ordered;
   MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
   MlirOperation yield = mlirBlockGetTerminator(stageBody);
-  intptr_t results = mlirOperationGetNumResults(stage);
+  /* The function returns what the stage yields, unpacked when packed. */
+  MlirOperation pack = memoptPlaceStagePack(stage);
+  MlirOperation returned = mlirOperationIsNull(pack) ? yield : pack;
+  intptr_t results = mlirOperationGetNumOperands(returned);
 
   MlirType *inputTypes = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *inputTypes);
   MlirLocation *locations = memoptAllocateZeroed((size_t)(arguments + 1), sizeof *locations);
@@ -396,7 +535,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
     locations[k] = location;
   }
   for (intptr_t r = 0; r < results; ++r)
-    resultTypes[r] = mlirValueGetType(mlirOperationGetResult(stage, r));
+    resultTypes[r] = mlirValueGetType(mlirOperationGetOperand(returned, r));
 
   /* The grid and the function, after the original function. */
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
@@ -440,7 +579,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   *after = outlined;
 
   /* Move the ops, then the terminator becomes func.return. */
-  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, yield);) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(stageBody); !mlirOperationEqual(op, returned);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationRemoveFromParent(op);
     mlirBlockAppendOwnedOperation(body, op);
@@ -449,9 +588,14 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   MlirOperationState returnState = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), location);
   MlirValue *yielded = memoptAllocateZeroed((size_t)(results + 1), sizeof *yielded);
   for (intptr_t r = 0; r < results; ++r)
-    yielded[r] = mlirOperationGetOperand(yield, r);
+    yielded[r] = mlirOperationGetOperand(returned, r);
   mlirOperationStateAddOperands(&returnState, results, yielded);
   mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&returnState));
+  /* The stage, removed with its function, reads the moved values no more:
+   * normalization sees only the new function's uses. */
+  mlirOperationSetOperands(yield, 0, NULL);
+  if (!mlirOperationIsNull(pack))
+    memoptEraseOp(pack);
   for (intptr_t k = 0; k < arguments; ++k)
     memoptValueReplaceUsesByScope(captures.values[k], mlirBlockGetArgument(body, k), outlined, true);
   for (intptr_t k = arguments; k < captures.count; ++k) {
@@ -470,36 +614,7 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
                            "place-to-shard: normalizing this stage for upstream sharding failed: %s",
                            message.data ? message.data : "");
   memoptStringBufferDestroy(&message);
-  intptr_t normalized = mlirBlockGetNumArguments(body);
-  Split *splits = memoptAllocateZeroed((size_t)normalized + 1, sizeof *splits);
-  MlirOperation ret = mlirBlockGetTerminator(body);
-  Split *resultSplits = memoptAllocateZeroed((size_t)results + 1, sizeof *resultSplits);
-  ok = ok && chooseSplits(outlined, parameters, data, tensor, splits, resultSplits);
-  /* Every ranked tensor argument, replicated ones too: upstream 22's
-   * shard-partition crashes on a tensor argument without an annotation. A
-   * stage on one device is annotated nowhere: it runs as it is, without
-   * partitioning. */
-  bool annotated = ok && data * tensor > 1;
-  for (intptr_t k = 0; annotated && k < normalized; ++k)
-    if (mlirTypeIsARankedTensor(mlirValueGetType(mlirBlockGetArgument(body, k))) &&
-        mlirShapedTypeGetRank(mlirValueGetType(mlirBlockGetArgument(body, k))) > 0)
-      annotate(body, mlirBlockGetArgument(body, k), grid.data, splits[k].data, splits[k].tensor,
-               location);
-  /* And every ranked tensor result: without it, upstream's backward pass
-   * has nowhere to start from, and an op that creates a tensor from
-   * nothing (a fill of tensor.empty) can end up replicated where its users
-   * are split, which shard-partition turns into an all-gather. */
-  for (intptr_t r = 0; annotated && r < results; ++r) {
-    MlirValue value = mlirOperationGetOperand(ret, r);
-    if (!mlirTypeIsARankedTensor(mlirValueGetType(value)) ||
-        mlirShapedTypeGetRank(mlirValueGetType(value)) == 0)
-      continue;
-    MlirOperation shard = insertShard(body, ret, value, grid.data, resultSplits[r].data,
-                                      resultSplits[r].tensor, false, location);
-    mlirOperationSetOperand(ret, r, mlirOperationGetResult(shard, 0));
-  }
-  free(resultSplits);
-  free(splits);
+  ok = ok && annotateStage(outlined, parameters, data, tensor, grid.data, location);
   free(parameters);
   memoptStringBufferDestroy(&grid);
   memoptStringBufferDestroy(&name);
@@ -569,8 +684,9 @@ static MlirWalkResult checkNestingAndUses(MlirOperation op, void *userData) {
 }
 
 /* Checks a function that holds stages: every stage holds ops, and nothing
- * but stages, constants (cloned into the stages that use them) and the
- * return is outside them, since the function is removed. */
+ * but stages, constants (cloned into the stages that use them), the casts
+ * that unpack a stage's packed results and the return is outside them,
+ * since the function is removed. */
 static bool checkStagedFunction(MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   bool ok = true;
@@ -582,11 +698,11 @@ static bool checkStagedFunction(MlirOperation func) {
       if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
         memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
                              "place-to-shard: this stage holds no ops: place-search describes "
-                             "stages by layer range when one layer stands for many (layers=N) or "
-                             "when a stage would pass more than 8 values on");
+                             "stages by layer range when one layer stands for many (layers=N)");
         ok = false;
       }
-    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return")) {
+    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return") &&
+               !memoptPlaceIsStageUnpack(op)) {
       MlirStringRef funcName = mlirStringAttrGetValue(
           mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
       memoptEmitOpDiagnostic(op, MlirDiagnosticError,
@@ -605,7 +721,9 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
   /* The degrees and device counts are read below: check them first. */
   if (mlirLogicalResultIsFailure(memoptVerifyOps(module)))
     return mlirLogicalResultFailure();
-  intptr_t dataArguments = (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments");
+  DataArguments dataArguments = {
+      (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments"),
+      (intptr_t)memoptPassOptionsGetInteger(passOptions, "trailing-data-arguments")};
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   /* Check everything before changing anything. */
   StageCheck check = {NULL, 0, 0, false};

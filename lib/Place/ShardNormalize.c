@@ -210,8 +210,11 @@ static bool copyReshapesPerUse(MlirBlock body) {
 
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message) {
-  /* Concats first: the pipeline then folds their collapse_shape away. */
-  memoptRewriteConcatsAsGenerics(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
+  /* Concats and block inserts first: the pipeline then folds their reshapes
+   * away. */
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  memoptRewriteConcatsAsGenerics(entry);
+  memoptShardRewriteBlockInserts(entry);
   if (mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
   /* Slices of computed values move up to the arguments (each slice's
@@ -254,6 +257,7 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
         (*parameters)[k] = (*parameters)[k + 1];
     }
   }
+  memoptShardReturnViewSources(func);
   updateFunctionType(func);
   sinkConstants(func);
   return mlirLogicalResultSuccess();

@@ -3,13 +3,15 @@
 // sharding sees no tensor.extract_slice. A producer reading its loop indices
 // (linalg.index) is left whole: narrowed to columns 4..7 it would count its
 // column index from 0 and add 0..3 where the original adds 4..7. The stage
-// keeps the 4x8 generic and the slice of its columns 4..7.
+// keeps the 4x8 generic and the slice of its columns 4..7 (of the generic's
+// result annotated with its batch split).
 // RUN: memopt-opt %s --pass-pipeline="builtin.module(place-to-shard)" | FileCheck %s
 // CHECK-LABEL: func.func @f_stage0(%arg0: tensor<4x8xf32>) -> tensor<4x4xf32>
 // CHECK: %[[T:.*]] = linalg.generic {{.*}} outs({{.*}} : tensor<4x8xf32>)
 // CHECK: linalg.index 1
 // CHECK: } -> tensor<4x8xf32>
-// CHECK: tensor.extract_slice %[[T]][0, 4] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+// CHECK: %[[A:.*]] = shard.shard %[[T]] to
+// CHECK: tensor.extract_slice %[[A]][0, 4] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
 
 "place.cluster"() {sym_name = "pod", devices = 2 : i64, hbm_bytes = 1073741824 : i64, link_bandwidth = 4294967296 : i64} : () -> ()
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {

@@ -1,0 +1,239 @@
+/* The normalizations a training step's stage needs for upstream sharding
+ * beyond what a forward stage needs (ShardNormalize.c runs them).
+ *
+ * The backward of GPT-2's fused qkv projection puts the q, k and v
+ * gradients back together with tensor.insert_slice into a zero [b, s, 3h]
+ * at offsets 0, h, 2h of the last dimension; upstream (MLIR 22) gives
+ * insert_slice no sharding interface. An insert of a block whose offsets are
+ * multiples of its sizes is elementwise over the destination seen blocked:
+ * each split dimension D becomes (D / size, size), and
+ *   out[.., q, r, ..] = q == offset / size ? source[.., r, ..] : dest[.., q, r, ..]
+ * is a linalg.generic reading the source by a projected permutation and the
+ * block index by linalg.index; an expand_shape before it and a
+ * collapse_shape after it restore the types, and upstream's reshape fusion
+ * then folds both into the generics around them.
+ *
+ * Reshape fusion expands a contraction whose operand was a collapse_shape
+ * (the weight gradient of the attention output projection reads the heads
+ * collapsed): its result then ends in a collapse_shape. When the stage
+ * returns that view, it returns the view's source instead (the same
+ * row-major data, as arguments' views are hoisted). */
+#include "Place/Place.h"
+#include "IR/Builders.h"
+#include "IR/IR.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+
+/* The static offsets, sizes and strides of a slice op as dense arrays. */
+static int64_t arrayElement(MlirOperation op, const char *name, intptr_t d) {
+  return mlirDenseI64ArrayGetElement(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)), d);
+}
+
+/* True when `insert` (a tensor.insert_slice) is static, unit-strided, of the
+ * destination's rank, and each offset is a multiple of its size with the
+ * size dividing the extent (a block of the destination seen blocked). */
+static bool isBlockInsert(MlirOperation insert) {
+  if (mlirOperationGetNumOperands(insert) != 2)
+    return false;
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(insert, 0));
+  MlirType dest = mlirValueGetType(mlirOperationGetOperand(insert, 1));
+  if (!mlirShapedTypeHasStaticShape(source) || !mlirShapedTypeHasStaticShape(dest) ||
+      mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(dest))
+    return false;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(dest); ++d) {
+    int64_t offset = arrayElement(insert, "static_offsets", d);
+    int64_t size = arrayElement(insert, "static_sizes", d);
+    int64_t extent = mlirShapedTypeGetDimSize(dest, d);
+    if (arrayElement(insert, "static_strides", d) != 1 ||
+        size != mlirShapedTypeGetDimSize(source, d) || size <= 0 || extent % size != 0 ||
+        offset % size != 0)
+      return false;
+  }
+  return true;
+}
+
+/* The reassociation attribute grouping the expanded dimensions of each
+ * original one (`split[d]`: dimension d became two). */
+static MlirAttribute reassociation(MlirContext context, const bool *split, intptr_t rank) {
+  MlirAttribute *groups = memoptAllocateZeroed((size_t)rank + 1, sizeof *groups);
+  MlirType i64 = mlirIntegerTypeGet(context, 64);
+  for (intptr_t d = 0, e = 0; d < rank; ++d) {
+    MlirAttribute members[2] = {mlirIntegerAttrGet(i64, e), mlirIntegerAttrGet(i64, e + 1)};
+    groups[d] = mlirArrayAttrGet(context, split[d] ? 2 : 1, members);
+    e += split[d] ? 2 : 1;
+  }
+  MlirAttribute attribute = mlirArrayAttrGet(context, rank, groups);
+  free(groups);
+  return attribute;
+}
+
+/* The payload of the blocked insert: the source's element where every
+ * split dimension's block index (loop blockLoops[i]) is blocks[i], else the
+ * destination's. */
+static void buildSelectPayload(MlirBlock block, MlirLocation location, const int64_t *blockLoops,
+                               const int64_t *blocks, intptr_t count) {
+  MlirContext context = mlirLocationGetContext(location);
+  MemoptBuilder payload = memoptBuilderAtEnd(block, location);
+  MlirType i64 = mlirIntegerTypeGet(context, 64);
+  MlirValue condition = {NULL};
+  for (intptr_t i = 0; i < count; ++i) {
+    MlirNamedAttribute dim = memoptNamedAttribute(context, "dim", mlirIntegerAttrGet(i64, blockLoops[i]));
+    MlirValue index =
+        memoptBuildOneResult(&payload, "linalg.index", NULL, 0, mlirIndexTypeGet(context), &dim, 1);
+    MlirValue compared[] = {index, memoptBuildIndexConstant(&payload, blocks[i])};
+    /* arith::CmpIPredicate::eq */
+    MlirNamedAttribute predicate = memoptNamedAttribute(context, "predicate", mlirIntegerAttrGet(i64, 0));
+    MlirValue equal = memoptBuildOneResult(&payload, "arith.cmpi", compared, 2,
+                                           mlirIntegerTypeGet(context, 1), &predicate, 1);
+    condition = i == 0 ? equal : memoptBuildBinary(&payload, "arith.andi", condition, equal);
+  }
+  MlirValue choices[] = {condition, mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 1)};
+  MlirValue chosen = memoptBuildOneResult(&payload, "arith.select", choices, 3,
+                                          mlirValueGetType(mlirBlockGetArgument(block, 0)), NULL, 0);
+  memoptBuildYield(&payload, "linalg.yield", &chosen, 1);
+}
+
+/* Replaces the block insert `insert` by expand_shape, the selecting
+ * generic and collapse_shape (see the top of the file). */
+static void rewriteBlockInsert(MlirOperation insert) {
+  MlirContext context = mlirOperationGetContext(insert);
+  MlirLocation location = mlirOperationGetLocation(insert);
+  MemoptBuilder builder = memoptBuilderBefore(insert);
+  MlirValue source = mlirOperationGetOperand(insert, 0), dest = mlirOperationGetOperand(insert, 1);
+  MlirType destType = mlirValueGetType(dest);
+  intptr_t rank = mlirShapedTypeGetRank(destType);
+  bool *split = memoptAllocateZeroed((size_t)rank + 1, sizeof *split);
+  int64_t *shape = memoptAllocateZeroed((size_t)(2 * rank) + 1, sizeof *shape);
+  int64_t *blockLoops = memoptAllocateZeroed((size_t)rank + 1, sizeof *blockLoops);
+  int64_t *blocks = memoptAllocateZeroed((size_t)rank + 1, sizeof *blocks);
+  MlirAffineExpr *sourceExprs = memoptAllocateZeroed((size_t)rank + 1, sizeof *sourceExprs);
+  intptr_t loops = 0, count = 0;
+  for (intptr_t d = 0; d < rank; ++d) {
+    int64_t size = arrayElement(insert, "static_sizes", d);
+    int64_t extent = mlirShapedTypeGetDimSize(destType, d);
+    split[d] = size != extent;
+    if (split[d]) {
+      blockLoops[count] = loops;
+      blocks[count++] = arrayElement(insert, "static_offsets", d) / size;
+      shape[loops++] = extent / size;
+    }
+    sourceExprs[d] = mlirAffineDimExprGet(context, loops);
+    shape[loops++] = split[d] ? size : extent;
+  }
+  MlirType element = mlirShapedTypeGetElementType(destType);
+  MlirType blocked = mlirRankedTensorTypeGet(loops, shape, element, mlirAttributeGetNull());
+  MlirAttribute groups = reassociation(context, split, rank);
+  MlirNamedAttribute expandAttributes[] = {
+      memoptNamedAttribute(context, "reassociation", groups),
+      memoptNamedAttribute(context, "static_output_shape", mlirDenseI64ArrayGet(context, loops, shape)),
+  };
+  MlirValue blockedDest = memoptBuildOneResult(&builder, "tensor.expand_shape", &dest, 1, blocked,
+                                               expandAttributes, 2);
+  MlirValue init = memoptBuildTensorEmpty(&builder, blocked, NULL, 0);
+  MlirAffineMap identity = mlirAffineMapMultiDimIdentityGet(context, loops);
+  MlirAttribute maps[] = {
+      mlirAffineMapAttrGet(mlirAffineMapGet(context, loops, 0, rank, sourceExprs)),
+      mlirAffineMapAttrGet(identity), mlirAffineMapAttrGet(identity)};
+  MlirAttribute parallel = mlirAttributeParseGet(
+      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  MlirAttribute *iterators = memoptAllocateZeroed((size_t)loops, sizeof *iterators);
+  for (intptr_t l = 0; l < loops; ++l)
+    iterators[l] = parallel;
+  MlirNamedAttribute attributes[] = {
+      memoptNamedAttribute(context, "indexing_maps", mlirArrayAttrGet(context, 3, maps)),
+      memoptNamedAttribute(context, "iterator_types", mlirArrayAttrGet(context, loops, iterators)),
+      memoptNamedAttribute(context, "operandSegmentSizes",
+                           mlirDenseI32ArrayGet(context, 2, (int32_t[]){2, 1})),
+  };
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), location);
+  MlirValue operands[] = {source, blockedDest, init};
+  mlirOperationStateAddOperands(&state, 3, operands);
+  mlirOperationStateAddResults(&state, 1, &blocked);
+  mlirOperationStateAddAttributes(&state, 3, attributes);
+  MlirType elements[] = {element, element, element};
+  MlirLocation locations[] = {location, location, location};
+  MlirBlock payload = mlirBlockCreate(3, elements, locations);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, payload);
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  MlirOperation generic = memoptInsertOp(&builder, &state);
+  buildSelectPayload(payload, location, blockLoops, blocks, count);
+  MlirValue blockedResult = mlirOperationGetResult(generic, 0);
+  MlirNamedAttribute collapseAttribute = memoptNamedAttribute(context, "reassociation", groups);
+  MlirValue result = memoptBuildOneResult(&builder, "tensor.collapse_shape", &blockedResult, 1,
+                                          destType, &collapseAttribute, 1);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(insert, 0), result);
+  memoptEraseOp(insert);
+  free(iterators);
+  free(sourceExprs);
+  free(blocks);
+  free(blockLoops);
+  free(shape);
+  free(split);
+}
+
+size_t memoptShardRewriteBlockInserts(MlirBlock body) {
+  size_t rewritten = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op); op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if (!memoptOperationIsA(op, "tensor.insert_slice") || !isBlockInsert(op))
+      continue;
+    /* A block as large as the destination is the source itself. */
+    if (mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(op, 0)),
+                      mlirValueGetType(mlirOperationGetResult(op, 0)))) {
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(op, 0));
+      memoptEraseOp(op);
+    } else {
+      rewriteBlockInsert(op);
+    }
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+void memoptShardReturnViewSources(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  intptr_t results = mlirOperationGetNumOperands(ret);
+  for (intptr_t r = 0; r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    if (!mlirValueIsAOpResult(value))
+      continue;
+    MlirOperation view = mlirOpResultGetOwner(value);
+    if (!memoptOperationIsA(view, "tensor.collapse_shape") &&
+        !memoptOperationIsA(view, "tensor.expand_shape"))
+      continue;
+    if (mlirOperationGetNumOperands(view) != 1)
+      continue;
+    mlirOperationSetOperand(ret, r, mlirOperationGetOperand(view, 0));
+  }
+  /* The views left unused go. */
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationEqual(op, ret);
+       op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if ((memoptOperationIsA(op, "tensor.collapse_shape") ||
+         memoptOperationIsA(op, "tensor.expand_shape")) &&
+        mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))))
+      memoptEraseOp(op);
+  }
+  MlirType *resultTypes = memoptAllocateZeroed((size_t)results + 1, sizeof *resultTypes);
+  for (intptr_t r = 0; r < results; ++r)
+    resultTypes[r] = mlirValueGetType(mlirOperationGetOperand(ret, r));
+  MlirStringRef name = mlirStringRefCreateFromCString("function_type");
+  MlirType old = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, name));
+  intptr_t inputs = mlirFunctionTypeGetNumInputs(old);
+  MlirType *inputTypes = memoptAllocateZeroed((size_t)inputs + 1, sizeof *inputTypes);
+  for (intptr_t k = 0; k < inputs; ++k)
+    inputTypes[k] = mlirFunctionTypeGetInput(old, k);
+  MlirType type = mlirFunctionTypeGet(mlirOperationGetContext(func), inputs, inputTypes, results,
+                                      resultTypes);
+  mlirOperationSetAttributeByName(func, name, mlirTypeAttrGet(type));
+  free(inputTypes);
+  free(resultTypes);
+}
