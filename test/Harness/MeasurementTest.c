@@ -132,7 +132,7 @@ static HarnessOutput output(const char *element, const char *shape, uint64_t has
 
 static HarnessVerdict compare(HarnessOutput a, HarnessOutput b, double tolerance) {
   MemoptStringBuffer why = memoptStringBufferCreate();
-  HarnessVerdict verdict = harnessOutputCompare(&a, &b, tolerance, &why);
+  HarnessVerdict verdict = harnessOutputCompare(&a, &b, tolerance, 0, &why);
   /* Every verdict but bit-identical says why. */
   assert_true((verdict == HarnessBitIdentical) == (why.length == 0));
   memoptStringBufferDestroy(&why);

@@ -32,6 +32,7 @@ typedef struct HarnessOptions {
   const char *mpirun;       /* --mpirun: MPICH's launcher; NULL: mpirun.mpich on PATH */
   const char *mpiLibrary;   /* --mpi-library: MPICH's shared library; NULL: the one found at build time */
   double tolerance;         /* relative, on sum and abs_sum (with --ranks: on every element) */
+  double absTolerance;      /* absolute, added to the relative tolerance */
   bool compare;
   bool fillElided;
   bool printOutputs;
@@ -286,10 +287,12 @@ typedef enum HarnessVerdict {
 
 /// Compares two outputs: bit-identical when shapes, element types and hashes
 /// agree; within tolerance when shapes and non-finite counts agree and sum
-/// and abs_sum differ by at most `tolerance` relative to the larger abs_sum.
-/// Appends the reason for any verdict but bit-identical to `why`.
+/// and abs_sum differ by at most `absTolerance` plus `tolerance` times the
+/// larger abs_sum. Appends the reason for any verdict but bit-identical to
+/// `why`.
 HarnessVerdict harnessOutputCompare(const HarnessOutput *a, const HarnessOutput *b,
-                                    double tolerance, MemoptStringBuffer *why);
+                                    double tolerance, double absTolerance,
+                                    MemoptStringBuffer *why);
 
 /*===------------------------------------------------------------------===*
  * Running on MPI ranks (Ranks.c)
@@ -347,11 +350,13 @@ bool harnessValuesParse(const char *text, int64_t count, double *values);
 
 /// Returns the largest difference between `slice` (localShape, at `offsets`
 /// of the global tensor) and the same elements of `reference` (globalShape),
-/// relative to the largest magnitude of `reference`; the worst element's local
-/// index goes to `worstIndex`. Infinite when non-finite values differ.
+/// relative to the largest magnitude of `reference` (absolute when that is 0),
+/// which goes to `scale`; the worst element's local index goes to
+/// `worstIndex`. Infinite when non-finite values differ.
 double harnessSliceMaxRelativeError(const double *reference, const int64_t *globalShape,
                                     const double *slice, const int64_t *localShape,
-                                    const int64_t *offsets, intptr_t rank, int64_t *worstIndex);
+                                    const int64_t *offsets, intptr_t rank, int64_t *worstIndex,
+                                    double *scale);
 
 /*===------------------------------------------------------------------===*
  * One invocation and its variants

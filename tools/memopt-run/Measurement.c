@@ -214,7 +214,8 @@ static double relativeDifference(double a, double b, double scale) {
 }
 
 HarnessVerdict harnessOutputCompare(const HarnessOutput *a, const HarnessOutput *b,
-                                    double tolerance, MemoptStringBuffer *why) {
+                                    double tolerance, double absTolerance,
+                                    MemoptStringBuffer *why) {
   if (strcmp(a->element, b->element) != 0 || strcmp(a->shape, b->shape) != 0) {
     memoptStringBufferAppendFormat(why, "type differs: %s [%s] vs %s [%s]", a->element, a->shape,
                                    b->element, b->shape);
@@ -233,8 +234,11 @@ HarnessVerdict harnessOutputCompare(const HarnessOutput *a, const HarnessOutput 
   double scale = fmax(a->absSum, b->absSum);
   double sumDifference = relativeDifference(a->sum, b->sum, scale);
   double absSumDifference = relativeDifference(a->absSum, b->absSum, scale);
-  bool within = sumDifference <= tolerance && absSumDifference <= tolerance;
+  double allowed = absTolerance + tolerance * scale;
+  bool within = fabs(a->sum - b->sum) <= allowed && fabs(a->absSum - b->absSum) <= allowed;
   memoptStringBufferAppendFormat(why, "relative difference: sum %.3g, abs_sum %.3g %s tolerance %g",
                                  sumDifference, absSumDifference, within ? "<=" : ">", tolerance);
+  if (absTolerance > 0)
+    memoptStringBufferAppendFormat(why, " + absolute %g", absTolerance);
   return within ? HarnessWithinTolerance : HarnessDifferent;
 }

@@ -29,6 +29,9 @@ static const OptionInfo optionTable[] = {
     {"against", StringOption, "FILE", "with --compare: the candidate is FILE instead of the model"},
     {"tolerance", NumberOption, "REL",
      "relative tolerance on sum and abs_sum for --compare (default 1e-5; 0: bit-identical only)"},
+    {"abs-tolerance", NumberOption, "ABS",
+     "absolute tolerance added to the relative one (default 0): outputs that are zero in exact "
+     "arithmetic are rounding noise in both runs"},
     {"fill-elided", FlagOption, NULL,
      "give constants whose data was elided (dense_resource<__elided__>) generated values"},
     {"keep", StringOption, "DIR", "write the intermediate files to DIR and keep them"},
@@ -115,7 +118,9 @@ static bool setValue(HarnessOptions *options, const OptionInfo *option, const ch
     return true;
   }
   if (option->kind == NumberOption) {
-    if (!memoptParseDouble(value, &options->tolerance) || options->tolerance < 0) {
+    double *number = strcmp(name, "tolerance") == 0 ? &options->tolerance
+                                                    : &options->absTolerance;
+    if (!memoptParseDouble(value, number) || *number < 0) {
       memoptStringBufferAppendFormat(error, "'--%s' needs a number >= 0, not '%s'", name, value);
       return false;
     }

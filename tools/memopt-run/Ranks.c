@@ -419,7 +419,8 @@ bool harnessValuesParse(const char *text, int64_t count, double *values) {
 
 double harnessSliceMaxRelativeError(const double *reference, const int64_t *globalShape,
                                     const double *slice, const int64_t *localShape,
-                                    const int64_t *offsets, intptr_t rank, int64_t *worstIndex) {
+                                    const int64_t *offsets, intptr_t rank, int64_t *worstIndex,
+                                    double *scaleOut) {
   int64_t globalCount = 1, localCount = 1;
   for (intptr_t d = 0; d < rank; ++d) {
     globalCount *= globalShape[d];
@@ -450,5 +451,6 @@ double harnessSliceMaxRelativeError(const double *reference, const int64_t *glob
       *worstIndex = l;
     }
   }
+  *scaleOut = scale > 0 ? scale : 1;
   return worst;
 }

@@ -103,6 +103,30 @@ static const char *const verdictNames[] = {
     [HarnessDifferent] = "DIFFERENT",
 };
 
+/* Appends the largest difference between the elements of two outputs of
+ * the same type and shape whose values were printed (--print-outputs),
+ * relative to the baseline's largest magnitude, as " max_rel_error=E"; nothing
+ * when the values are not there. */
+static void appendMaxRelativeError(MemoptStringBuffer *out, const HarnessOutput *baseline,
+                                   const HarnessOutput *candidate) {
+  if (!baseline->values || !candidate->values || baseline->count != candidate->count ||
+      strcmp(baseline->shape, candidate->shape) != 0)
+    return;
+  double *expected = memoptAllocateZeroed((size_t)baseline->count + 1, sizeof *expected);
+  double *actual = memoptAllocateZeroed((size_t)candidate->count + 1, sizeof *actual);
+  if (harnessValuesParse(baseline->values, baseline->count, expected) &&
+      harnessValuesParse(candidate->values, candidate->count, actual)) {
+    /* One flat dimension: the whole output is its own slice. */
+    int64_t extent = baseline->count, offset = 0, worst;
+    double scale;
+    double error = harnessSliceMaxRelativeError(expected, &extent, actual, &extent, &offset, 1,
+                                                &worst, &scale);
+    memoptStringBufferAppendFormat(out, " max_rel_error=%.3g", error);
+  }
+  free(actual);
+  free(expected);
+}
+
 /* Prints both columns and the verdict; returns true when the outputs agree
  * within the tolerance. */
 bool harnessPrintComparison(const Harness *harness, const Variant *baseline,
@@ -144,10 +168,13 @@ bool harnessPrintComparison(const Harness *harness, const Variant *baseline,
     appendValues(&out, &c->outputs[i]);
     MemoptStringBuffer why = memoptStringBufferCreate();
     HarnessVerdict verdict =
-        harnessOutputCompare(&b->outputs[i], &c->outputs[i], harness->options.tolerance, &why);
-    memoptStringBufferAppendFormat(&out, "output %zu: %s%s%s%s\n", i, verdictNames[verdict],
+        harnessOutputCompare(&b->outputs[i], &c->outputs[i], harness->options.tolerance,
+                             harness->options.absTolerance, &why);
+    memoptStringBufferAppendFormat(&out, "output %zu: %s%s%s%s", i, verdictNames[verdict],
                                    why.length ? " (" : "", memoptStringBufferGet(&why),
                                    why.length ? ")" : "");
+    appendMaxRelativeError(&out, &b->outputs[i], &c->outputs[i]);
+    memoptStringBufferAppendCString(&out, "\n");
     memoptStringBufferDestroy(&why);
     if (verdict > worst)
       worst = verdict;
@@ -226,10 +253,12 @@ bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const V
         continue;
       }
       int64_t worstIndex = 0;
+      double scale;
       double error = harnessSliceMaxRelativeError(expected, value->globalShape, slice,
                                                   value->localShape, offsets, value->rank,
-                                                  &worstIndex);
-      bool within = error <= harness->options.tolerance;
+                                                  &worstIndex, &scale);
+      bool within = error * scale <=
+                    harness->options.absTolerance + harness->options.tolerance * scale;
       memoptStringBufferAppendFormat(&out, ": max_rel_error=%.3g %s", error,
                                      error == 0 ? "equal" : within ? "within tolerance" : "DIFFERENT");
       if (!within)

@@ -14,9 +14,12 @@
 // CHECK-NOT: _shape
 // CHECK: %[[EXP:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[ALL]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK: math.exp
-// CHECK: linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[EXP]] : tensor<2x2x4xf32>)
+// The batch split annotates the exponent (place-to-shard annotates every
+// value split along the batch); both reductions read the annotated value.
+// CHECK: %[[SPLIT:.*]] = shard.shard %[[EXP]] to
+// CHECK: linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[SPLIT]] : tensor<2x2x4xf32>)
 // CHECK: arith.addf
-// CHECK: linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[EXP]] : tensor<2x2x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[SPLIT]] : tensor<2x2x4xf32>)
 // CHECK: arith.maximumf
 // CHECK-NOT: _shape
 // CHECK: return
