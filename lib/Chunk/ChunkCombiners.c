@@ -64,46 +64,17 @@ static MlirOperation buildParallelGeneric(const MemoptBuilder *builder, const Ml
                                           MlirValue out, MemoptBuilder *payload) {
   enum { MaxOperands = 8 };
   MlirContext context = contextOf(builder);
-  MlirType type = mlirValueGetType(out);
-  intptr_t rank = mlirShapedTypeGetRank(type);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(out));
   MlirAffineMap identity = mlirAffineMapMultiDimIdentityGet(context, rank);
   MlirAttribute maps[MaxOperands];
-  MlirValue operands[MaxOperands];
-  MlirType elements[MaxOperands];
-  MlirLocation locations[MaxOperands];
   for (intptr_t i = 0; i <= inCount; ++i) {
-    operands[i] = i < inCount ? ins[i] : out;
     intptr_t operandRank = i < inCount ? inRanks[i] : rank;
     /* The major submap of no results is the null map, not () -> (). */
     maps[i] = mlirAffineMapAttrGet(operandRank == 0
                                        ? mlirAffineMapZeroResultGet(context, rank, 0)
                                        : mlirAffineMapGetMajorSubMap(identity, operandRank));
-    elements[i] = mlirShapedTypeGetElementType(mlirValueGetType(operands[i]));
-    locations[i] = builder->location;
   }
-  MlirAttribute parallel = mlirAttributeParseGet(
-      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
-  MlirAttribute *iterators = memoptAllocateZeroed((size_t)(rank > 0 ? rank : 1), sizeof *iterators);
-  for (intptr_t d = 0; d < rank; ++d)
-    iterators[d] = parallel;
-  MlirNamedAttribute attributes[] = {
-      memoptNamedAttribute(context, "indexing_maps", mlirArrayAttrGet(context, inCount + 1, maps)),
-      memoptNamedAttribute(context, "iterator_types", mlirArrayAttrGet(context, rank, iterators)),
-      memoptNamedAttribute(context, "operandSegmentSizes",
-                           mlirDenseI32ArrayGet(context, 2, (int32_t[]){(int32_t)inCount, 1})),
-  };
-  free(iterators);
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), builder->location);
-  mlirOperationStateAddOperands(&state, inCount + 1, operands);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, sizeof attributes / sizeof *attributes, attributes);
-  MlirBlock block = mlirBlockCreate(inCount + 1, elements, locations);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, block);
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  *payload = memoptBuilderAtEnd(block, builder->location);
-  return memoptInsertOp(builder, &state);
+  return memoptBuildParallelGeneric(builder, ins, inCount, out, maps, rank, payload);
 }
 
 /* Ends a generic's payload with `linalg.yield value` and returns the generic's result. */

@@ -19,6 +19,7 @@
  *   - the value has more bytes than the tensors its chain reads together:
  *     recomputing an equal-sized value is rematerialization's trade (remat),
  *     not one that chunking turns into a saving. */
+#include "Chunk/ChunkBlockOps.h"
 #include "Chunk/ChunkRegion.h"
 
 #include "Analysis/Analysis.h"
@@ -28,38 +29,6 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <stdlib.h>
-
-/* The top-level ops of a block, in order. */
-typedef struct BlockOps {
-  MlirBlock block;
-  MlirOperation *ops;
-  intptr_t count;
-} BlockOps;
-
-static BlockOps blockOpsOf(MlirBlock block) {
-  BlockOps b = {block, NULL, 0};
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    ++b.count;
-  b.ops = memoptAllocateZeroed((size_t)b.count, sizeof *b.ops);
-  MlirOperation op = mlirBlockGetFirstOperation(block);
-  for (intptr_t i = 0; i < b.count; ++i, op = mlirOperationGetNextInBlock(op))
-    b.ops[i] = op;
-  return b;
-}
-
-/* The index of the top-level op that is or holds `op`, or -1. */
-static intptr_t indexOf(const BlockOps *b, MlirOperation op) {
-  op = memoptOperationAncestorInBlock(op, b->block);
-  for (intptr_t i = 0; !mlirOperationIsNull(op) && i < b->count; ++i)
-    if (mlirOperationEqual(b->ops[i], op))
-      return i;
-  return -1;
-}
-
-static intptr_t producerOf(const BlockOps *b, MlirValue value) {
-  return mlirValueIsAOpResult(value) ? indexOf(b, mlirOpResultGetOwner(value)) : -1;
-}
 
 static bool isReshape(MlirOperation op) {
   return memoptOperationIsA(op, "tensor.expand_shape") ||
@@ -73,13 +42,6 @@ static bool isInit(MlirOperation op) {
 
 /* Destinations and views: cloned at no cost. */
 static bool isFree(MlirOperation op) { return isInit(op) || isReshape(op); }
-
-static uint64_t bytesOf(MlirValue value) {
-  uint64_t bytes = 0;
-  if (mlirTypeIsARankedTensor(mlirValueGetType(value)))
-    memoptTypeGetStaticByteSize(mlirValueGetType(value), &bytes);
-  return bytes;
-}
 
 static bool isTensorCapture(MlirValue value, void *userData) {
   (void)userData;
@@ -95,32 +57,27 @@ typedef struct Candidate {
   intptr_t insertion; /* the first later reader */
 } Candidate;
 
-/* True when `value` is read at op `index` or later. */
-static bool readFrom(const BlockOps *b, MlirValue value, intptr_t index) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    if (indexOf(b, mlirOpOperandGetOwner(use)) >= index)
-      return true;
-  return false;
-}
-
-static bool takeOp(const BlockOps *b, Candidate *c, intptr_t index, intptr_t maxChainOps);
+static bool takeOp(const MemoptChunkBlockOps *b, Candidate *c, intptr_t index,
+                   intptr_t maxChainOps);
 
 /* Takes operand `value` of a chain op: left as it is when it is live at the
  * insertion point anyway (or not a tensor), cloned otherwise (a destination
  * always: the clone writes a buffer of its own). */
-static bool takeOperand(const BlockOps *b, Candidate *c, MlirValue value, intptr_t maxChainOps) {
+static bool takeOperand(const MemoptChunkBlockOps *b, Candidate *c, MlirValue value,
+                        intptr_t maxChainOps) {
   if (!mlirTypeIsARankedTensor(mlirValueGetType(value)))
     return true; /* scalars and indices are defined before the insertion point */
-  intptr_t producer = producerOf(b, value);
-  if (producer < 0 || (!isInit(b->ops[producer]) && readFrom(b, value, c->insertion))) {
-    c->leafBytes += bytesOf(value);
+  intptr_t producer = memoptChunkBlockOpsProducerOf(b, value);
+  if (producer < 0 ||
+      (!isInit(b->ops[producer]) && memoptChunkBlockOpsReadFrom(b, value, c->insertion))) {
+    c->leafBytes += memoptChunkValueBytes(value);
     return true;
   }
   return takeOp(b, c, producer, maxChainOps);
 }
 
-static bool takeOp(const BlockOps *b, Candidate *c, intptr_t index, intptr_t maxChainOps) {
+static bool takeOp(const MemoptChunkBlockOps *b, Candidate *c, intptr_t index,
+                   intptr_t maxChainOps) {
   if (c->chain[index])
     return true;
   MlirOperation op = b->ops[index];
@@ -139,7 +96,8 @@ static bool takeOp(const BlockOps *b, Candidate *c, intptr_t index, intptr_t max
 /* Marks in `group` the reshapes of op `index`'s result, and collects in
  * `readers` (sorted, owned) the indices of the other ops reading the result
  * or one of them; returns their number. */
-static intptr_t readersOf(const BlockOps *b, intptr_t index, bool *group, intptr_t **readers) {
+static intptr_t readersOf(const MemoptChunkBlockOps *b, intptr_t index, bool *group,
+                          intptr_t **readers) {
   intptr_t count = 0;
   *readers = memoptAllocateZeroed((size_t)b->count, sizeof **readers);
   bool *reads = memoptAllocateZeroed((size_t)b->count, sizeof *reads);
@@ -150,7 +108,7 @@ static intptr_t readersOf(const BlockOps *b, intptr_t index, bool *group, intptr
     MlirValue result = mlirOperationGetResult(b->ops[i], 0);
     for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use);
          use = mlirOpOperandGetNextUse(use)) {
-      intptr_t user = indexOf(b, mlirOpOperandGetOwner(use));
+      intptr_t user = memoptChunkBlockOpsIndexOf(b, mlirOpOperandGetOwner(use));
       if (user < 0)
         continue;
       if (mlirOperationEqual(b->ops[user], mlirOpOperandGetOwner(use)) && isReshape(b->ops[user]))
@@ -166,29 +124,11 @@ static intptr_t readersOf(const BlockOps *b, intptr_t index, bool *group, intptr
   return count;
 }
 
-/* A value and the clone that stands for it in the later readers. */
-typedef struct Mapping {
-  MlirValue *from, *to;
-  intptr_t count;
-} Mapping;
-
-static MlirWalkResult redirect(MlirOperation op, void *userData) {
-  const Mapping *mapping = userData;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    for (intptr_t m = 0; m < mapping->count; ++m)
-      if (mlirValueEqual(mlirOperationGetOperand(op, i), mapping->from[m])) {
-        mlirOperationSetOperand(op, i, mapping->to[m]);
-        break;
-      }
-  return MlirWalkResultAdvance;
-}
-
 /* Clones the chain and the value's reshapes before the first later reader
  * and redirects the later readers; returns the clones kept. */
-static intptr_t rewrite(const BlockOps *b, const bool *clone, const intptr_t *readers,
+static intptr_t rewrite(const MemoptChunkBlockOps *b, const bool *clone, const intptr_t *readers,
                         intptr_t readerCount, intptr_t firstLater) {
-  Mapping mapping = {memoptAllocateZeroed((size_t)b->count, sizeof(MlirValue)),
-                     memoptAllocateZeroed((size_t)b->count, sizeof(MlirValue)), 0};
+  MemoptChunkValueMap mapping = memoptChunkValueMapCreate(b->count);
   MlirOperation anchor = b->ops[readers[firstLater]];
   MlirOperation *clones = memoptAllocateZeroed((size_t)b->count, sizeof *clones);
   intptr_t cloneCount = 0;
@@ -197,13 +137,14 @@ static intptr_t rewrite(const BlockOps *b, const bool *clone, const intptr_t *re
       continue;
     MlirOperation copy = mlirOperationClone(b->ops[i]);
     mlirBlockInsertOwnedOperationBefore(b->block, anchor, copy);
-    redirect(copy, &mapping);
+    memoptChunkRedirectOperands(copy, &mapping);
     mapping.from[mapping.count] = mlirOperationGetResult(b->ops[i], 0);
     mapping.to[mapping.count++] = mlirOperationGetResult(copy, 0);
     clones[cloneCount++] = copy;
   }
   for (intptr_t r = firstLater; r < readerCount; ++r)
-    mlirOperationWalk(b->ops[readers[r]], redirect, &mapping, MlirWalkPreOrder);
+    mlirOperationWalk(b->ops[readers[r]], memoptChunkRedirectOperands, &mapping,
+                      MlirWalkPreOrder);
   /* Reshapes of the value that no later reader reads through. */
   intptr_t kept = cloneCount;
   for (intptr_t i = cloneCount - 1; i >= 0; --i)
@@ -212,14 +153,13 @@ static intptr_t rewrite(const BlockOps *b, const bool *clone, const intptr_t *re
       --kept;
     }
   free(clones);
-  free(mapping.from);
-  free(mapping.to);
+  memoptChunkValueMapDestroy(&mapping);
   return kept;
 }
 
 /* Recomputes op `index`'s result for its readers after its widest gap when
  * it qualifies (see the model above); returns the ops cloned, 0 when not. */
-static intptr_t recomputeOne(const BlockOps *b, intptr_t index, intptr_t maxChainOps,
+static intptr_t recomputeOne(const MemoptChunkBlockOps *b, intptr_t index, intptr_t maxChainOps,
                              intptr_t minGap) {
   MlirOperation op = b->ops[index];
   if (isFree(op) || mlirOperationGetNumResults(op) != 1 ||
@@ -242,7 +182,7 @@ static intptr_t recomputeOne(const BlockOps *b, intptr_t index, intptr_t maxChai
     Candidate c = {memoptAllocateZeroed((size_t)b->count, sizeof(bool)), 0, 0,
                    readers[firstLater]};
     if (takeOp(b, &c, index, maxChainOps) &&
-        bytesOf(mlirOperationGetResult(op, 0)) > c.leafBytes) {
+        memoptChunkValueBytes(mlirOperationGetResult(op, 0)) > c.leafBytes) {
       for (intptr_t i = 0; i < b->count; ++i)
         c.chain[i] |= group[i];
       cloned = rewrite(b, c.chain, readers, readerCount, firstLater);
@@ -257,16 +197,16 @@ static intptr_t recomputeOne(const BlockOps *b, intptr_t index, intptr_t maxChai
 intptr_t memoptChunkRecomputeExpandedValues(MlirBlock block, intptr_t maxChainOps,
                                             intptr_t minGap) {
   intptr_t total = 0;
-  BlockOps b = blockOpsOf(block);
+  MemoptChunkBlockOps b = memoptChunkBlockOpsCreate(block);
   for (intptr_t i = 0; i < b.count; ++i) {
     intptr_t cloned = recomputeOne(&b, i, maxChainOps, minGap);
     if (!cloned)
       continue;
     total += cloned;
     /* The block changed: index it again (the clones come after op i). */
-    free(b.ops);
-    b = blockOpsOf(block);
+    memoptChunkBlockOpsDestroy(&b);
+    b = memoptChunkBlockOpsCreate(block);
   }
-  free(b.ops);
+  memoptChunkBlockOpsDestroy(&b);
   return total;
 }

@@ -10,6 +10,7 @@
  * when none is left). How far back the chain may reach does not depend on
  * where it sits: any op from `from` on. */
 #include "Chunk/Chunk.h"
+#include "Chunk/ChunkBlockOps.h"
 #include "Chunk/ChunkRegion.h"
 
 #include "Analysis/Analysis.h"
@@ -22,46 +23,14 @@
 
 /* The ops of a block and what the planning decided for each. */
 typedef struct Rederive {
-  MlirBlock block;
-  MlirOperation *ops;
-  intptr_t count, from, first, last;
+  MemoptChunkBlockOps b;
+  intptr_t from, first, last;
   signed char *state;    /* 1: cloned, -1: kept as it is, 0: not decided yet */
   uint64_t freed, kept;  /* bytes that die before the range / stay live into it */
   MlirValue *keptValues; /* counted in `kept` */
   intptr_t keptCount;
   size_t keptCapacity;
 } Rederive;
-
-/* The index in the block of the op that is or holds `op`, or -1. */
-static intptr_t indexOf(const Rederive *r, MlirOperation op) {
-  op = memoptOperationAncestorInBlock(op, r->block);
-  for (intptr_t i = 0; !mlirOperationIsNull(op) && i < r->count; ++i)
-    if (mlirOperationEqual(r->ops[i], op))
-      return i;
-  return -1;
-}
-
-/* The index of the op defining `value` in the block, or -1 (an argument). */
-static intptr_t producerOf(const Rederive *r, MlirValue value) {
-  return mlirValueIsAOpResult(value) ? indexOf(r, mlirOpResultGetOwner(value)) : -1;
-}
-
-/* True when some reader of `value` is op `index` or a later op of the block. */
-static bool usedFrom(const Rederive *r, MlirValue value, intptr_t index) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    if (indexOf(r, mlirOpOperandGetOwner(use)) >= index)
-      return true;
-  return false;
-}
-
-static uint64_t bytesOf(MlirValue value) {
-  uint64_t bytes = 0;
-  MlirType type = mlirValueGetType(value);
-  if (mlirTypeIsARankedTensor(type))
-    memoptTypeGetStaticByteSize(type, &bytes);
-  return bytes;
-}
 
 /* Initial values of linalg destinations: cloned with their reader for free. */
 static bool isInit(MlirOperation op) {
@@ -89,15 +58,15 @@ static bool decide(Rederive *r, intptr_t index);
 static void takeOperand(Rederive *r, MlirValue value) {
   if (!mlirTypeIsARankedTensor(mlirValueGetType(value)))
     return;
-  intptr_t producer = producerOf(r, value);
+  intptr_t producer = memoptChunkBlockOpsProducerOf(&r->b, value);
   bool candidate = producer >= r->from && producer < r->first;
-  if (candidate && isInit(r->ops[producer])) {
+  if (candidate && isInit(r->b.ops[producer])) {
     r->state[producer] = 1;
-    for (intptr_t i = 0; i < mlirOperationGetNumOperands(r->ops[producer]); ++i)
-      takeOperand(r, mlirOperationGetOperand(r->ops[producer], i));
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(r->b.ops[producer]); ++i)
+      takeOperand(r, mlirOperationGetOperand(r->b.ops[producer], i));
     return;
   }
-  if (usedFrom(r, value, r->first) || producer < 0)
+  if (memoptChunkBlockOpsReadFrom(&r->b, value, r->first) || producer < 0)
     return; /* live across the range anyway, or an argument */
   if (candidate && decide(r, producer))
     return;
@@ -107,7 +76,7 @@ static void takeOperand(Rederive *r, MlirValue value) {
   r->keptValues = memoptGrowArray(r->keptValues, &r->keptCapacity, (size_t)r->keptCount + 1,
                                   sizeof *r->keptValues);
   r->keptValues[r->keptCount++] = value;
-  r->kept += bytesOf(value);
+  r->kept += memoptChunkValueBytes(value);
 }
 
 /* Decides whether op `index` (before the range) is computed again in it:
@@ -115,8 +84,9 @@ static void takeOperand(Rederive *r, MlirValue value) {
 static bool decide(Rederive *r, intptr_t index) {
   if (r->state[index])
     return r->state[index] > 0;
-  MlirOperation op = r->ops[index];
-  if (!isCheap(op) || usedFrom(r, mlirOperationGetResult(op, 0), r->last + 1)) {
+  MlirOperation op = r->b.ops[index];
+  if (!isCheap(op) ||
+      memoptChunkBlockOpsReadFrom(&r->b, mlirOperationGetResult(op, 0), r->last + 1)) {
     r->state[index] = -1;
     return false;
   }
@@ -126,29 +96,6 @@ static bool decide(Rederive *r, intptr_t index) {
   return true;
 }
 
-/* A value and the clone that replaces it in the range. */
-typedef struct Mapping {
-  MlirValue *from, *to;
-  intptr_t count;
-} Mapping;
-
-static MlirValue mapped(const Mapping *mapping, MlirValue value) {
-  for (intptr_t i = 0; i < mapping->count; ++i)
-    if (mlirValueEqual(mapping->from[i], value))
-      return mapping->to[i];
-  return (MlirValue){NULL};
-}
-
-static MlirWalkResult redirect(MlirOperation op, void *userData) {
-  const Mapping *mapping = userData;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    MlirValue clone = mapped(mapping, mlirOperationGetOperand(op, i));
-    if (!mlirValueIsNull(clone))
-      mlirOperationSetOperand(op, i, clone);
-  }
-  return MlirWalkResultAdvance;
-}
-
 /* Marks in `erased` the cloned ops whose originals nothing reads once the
  * range reads the clones (users come after producers: one backward pass). */
 static void findErased(const Rederive *r, bool *erased) {
@@ -156,10 +103,10 @@ static void findErased(const Rederive *r, bool *erased) {
     if (r->state[i] <= 0)
       continue;
     erased[i] = true;
-    MlirValue result = mlirOperationGetResult(r->ops[i], 0);
+    MlirValue result = mlirOperationGetResult(r->b.ops[i], 0);
     for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use) && erased[i];
          use = mlirOpOperandGetNextUse(use)) {
-      intptr_t user = indexOf(r, mlirOpOperandGetOwner(use));
+      intptr_t user = memoptChunkBlockOpsIndexOf(&r->b, mlirOpOperandGetOwner(use));
       erased[i] = (user >= r->first && user <= r->last) || (user >= 0 && erased[user]);
     }
   }
@@ -168,94 +115,78 @@ static void findErased(const Rederive *r, bool *erased) {
 /* Clones the decided ops before the range, redirects the range's reads and
  * erases the originals in `erased`; returns the clone count. */
 static intptr_t rewrite(Rederive *r, const bool *erased, intptr_t *first, intptr_t *last) {
-  Mapping mapping = {memoptAllocateZeroed((size_t)r->count, sizeof(MlirValue)),
-                     memoptAllocateZeroed((size_t)r->count, sizeof(MlirValue)), 0};
-  MlirOperation anchor = r->ops[r->first];
+  MemoptChunkValueMap mapping = memoptChunkValueMapCreate(r->b.count);
+  MlirOperation anchor = r->b.ops[r->first];
   intptr_t clones = 0, erasedCount = 0;
   for (intptr_t i = r->from; i < r->first; ++i) {
     if (r->state[i] <= 0)
       continue;
-    MlirOperation clone = mlirOperationClone(r->ops[i]);
-    mlirBlockInsertOwnedOperationBefore(r->block, anchor, clone);
-    redirect(clone, &mapping);
-    mapping.from[mapping.count] = mlirOperationGetResult(r->ops[i], 0);
+    MlirOperation clone = mlirOperationClone(r->b.ops[i]);
+    mlirBlockInsertOwnedOperationBefore(r->b.block, anchor, clone);
+    memoptChunkRedirectOperands(clone, &mapping);
+    mapping.from[mapping.count] = mlirOperationGetResult(r->b.ops[i], 0);
     mapping.to[mapping.count++] = mlirOperationGetResult(clone, 0);
     ++clones;
   }
   for (intptr_t i = r->first; i <= r->last; ++i)
-    mlirOperationWalk(r->ops[i], redirect, &mapping, MlirWalkPreOrder);
+    mlirOperationWalk(r->b.ops[i], memoptChunkRedirectOperands, &mapping, MlirWalkPreOrder);
   for (intptr_t i = r->first - 1; i >= r->from; --i)
     if (erased[i]) {
-      memoptEraseOp(r->ops[i]);
+      memoptEraseOp(r->b.ops[i]);
       ++erasedCount;
     }
-  free(mapping.from);
-  free(mapping.to);
+  memoptChunkValueMapDestroy(&mapping);
   *first = r->first - erasedCount;
   *last = r->last + clones - erasedCount;
   return clones;
 }
 
-/* The ops of `block` in order, into a new array; their number in `count`. */
-static MlirOperation *blockOps(MlirBlock block, intptr_t *count) {
-  *count = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    ++*count;
-  MlirOperation *ops = memoptAllocateZeroed((size_t)(*count), sizeof *ops);
-  MlirOperation op = mlirBlockGetFirstOperation(block);
-  for (intptr_t i = 0; i < *count; ++i, op = mlirOperationGetNextInBlock(op))
-    ops[i] = op;
-  return ops;
-}
-
 MemoptRederive memoptChunkRederiveInputs(MlirBlock block, intptr_t from, intptr_t *first,
                                          intptr_t *last, const MlirValue *targets,
                                          intptr_t targetCount, intptr_t watched, bool apply) {
-  Rederive r = {.block = block, .from = from, .first = *first, .last = *last};
-  r.ops = blockOps(block, &r.count);
-  r.state = memoptAllocateZeroed((size_t)r.count, sizeof *r.state);
-  bool *freed = memoptAllocateZeroed((size_t)r.count, sizeof *freed);
+  Rederive r = {.b = memoptChunkBlockOpsCreate(block), .from = from, .first = *first,
+                .last = *last};
+  r.state = memoptAllocateZeroed((size_t)r.b.count, sizeof *r.state);
+  bool *freed = memoptAllocateZeroed((size_t)r.b.count, sizeof *freed);
   /* The targets an earlier cheap op computes and nothing after the range
    * reads: recomputing them lets them die before it. */
   for (intptr_t t = 0; t < targetCount; ++t) {
     MlirValue value = targets[t];
-    intptr_t producer = producerOf(&r, value);
-    if (producer < r.from || producer >= r.first || freed[producer] || isInit(r.ops[producer]) ||
+    intptr_t producer = memoptChunkBlockOpsProducerOf(&r.b, value);
+    if (producer < r.from || producer >= r.first || freed[producer] || isInit(r.b.ops[producer]) ||
         !mlirTypeIsARankedTensor(mlirValueGetType(value)))
       continue;
     if (decide(&r, producer)) {
       freed[producer] = true;
-      r.freed += bytesOf(value);
+      r.freed += memoptChunkValueBytes(value);
     }
   }
   MemoptRederive result = {0, 0, false};
-  bool *erased = memoptAllocateZeroed((size_t)r.count, sizeof *erased);
+  bool *erased = memoptAllocateZeroed((size_t)r.b.count, sizeof *erased);
   /* Worth it only when more dies before the range than the chains keep alive into it. */
   if (r.freed > r.kept) {
     findErased(&r, erased);
     for (intptr_t i = r.from; i < r.first; ++i)
       if (r.state[i] > 0) {
         ++result.clones;
-        if (!isInit(r.ops[i]))
-          result.recomputedBytes += bytesOf(mlirOperationGetResult(r.ops[i], 0));
+        if (!isInit(r.b.ops[i]))
+          result.recomputedBytes += memoptChunkValueBytes(mlirOperationGetResult(r.b.ops[i], 0));
       }
-    result.removesWatched = watched >= 0 && watched < r.count && erased[watched];
+    result.removesWatched = watched >= 0 && watched < r.b.count && erased[watched];
     if (apply)
       rewrite(&r, erased, first, last);
   }
   free(erased);
   free(freed);
-  free(r.ops);
+  memoptChunkBlockOpsDestroy(&r.b);
   free(r.state);
   free(r.keptValues);
   return result;
 }
 
 intptr_t memoptChunkRederiveReach(MlirBlock block, intptr_t first, intptr_t last) {
-  Rederive r = {.block = block, .first = first, .last = last};
-  r.ops = blockOps(block, &r.count);
-  r.state = memoptAllocateZeroed((size_t)r.count, sizeof *r.state);
+  Rederive r = {.b = memoptChunkBlockOpsCreate(block), .first = first, .last = last};
+  r.state = memoptAllocateZeroed((size_t)r.b.count, sizeof *r.state);
   /* Backwards, since producers come first: an op before `first` is reached
    * when an op of the range or one reached reads it and a range ending by
    * `last` could recompute it. */
@@ -263,19 +194,20 @@ intptr_t memoptChunkRederiveReach(MlirBlock block, intptr_t first, intptr_t last
   for (intptr_t i = last; i >= 0; --i) {
     if (i < first && !r.state[i])
       continue;
-    for (intptr_t o = 0; o < mlirOperationGetNumOperands(r.ops[i]); ++o) {
-      MlirValue value = mlirOperationGetOperand(r.ops[i], o);
-      intptr_t producer = producerOf(&r, value);
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(r.b.ops[i]); ++o) {
+      MlirValue value = mlirOperationGetOperand(r.b.ops[i], o);
+      intptr_t producer = memoptChunkBlockOpsProducerOf(&r.b, value);
       if (producer < 0 || producer >= first || r.state[producer])
         continue;
-      MlirOperation source = r.ops[producer];
-      if (isInit(source) || (isCheap(source) && !usedFrom(&r, value, last + 1))) {
+      MlirOperation source = r.b.ops[producer];
+      if (isInit(source) ||
+          (isCheap(source) && !memoptChunkBlockOpsReadFrom(&r.b, value, last + 1))) {
         r.state[producer] = 1;
         reach = producer < reach ? producer : reach;
       }
     }
   }
-  free(r.ops);
+  memoptChunkBlockOpsDestroy(&r.b);
   free(r.state);
   return reach;
 }

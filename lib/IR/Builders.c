@@ -354,6 +354,51 @@ MlirOperation memoptBuildOp(const MemoptBuilder *builder, const char *opName,
   return memoptInsertOp(builder, &state);
 }
 
+MlirOperation memoptBuildParallelGeneric(const MemoptBuilder *builder, const MlirValue *inputs,
+                                         intptr_t inputCount, MlirValue init,
+                                         const MlirAttribute *maps, intptr_t loops,
+                                         MemoptBuilder *payload) {
+  MlirContext context = mlirLocationGetContext(builder->location);
+  size_t operandCount = (size_t)inputCount + 1;
+  MlirValue *operands = memoptAllocateZeroed(operandCount, sizeof *operands);
+  MlirType *elements = memoptAllocateZeroed(operandCount, sizeof *elements);
+  MlirLocation *locations = memoptAllocateZeroed(operandCount, sizeof *locations);
+  MlirAttribute *iterators =
+      memoptAllocateZeroed((size_t)(loops > 0 ? loops : 1), sizeof *iterators);
+  for (intptr_t i = 0; i <= inputCount; ++i) {
+    operands[i] = i < inputCount ? inputs[i] : init;
+    elements[i] = mlirShapedTypeGetElementType(mlirValueGetType(operands[i]));
+    locations[i] = builder->location;
+  }
+  MlirAttribute parallel = mlirAttributeParseGet(
+      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  for (intptr_t l = 0; l < loops; ++l)
+    iterators[l] = parallel;
+  MlirNamedAttribute attributes[] = {
+      memoptNamedAttribute(context, "indexing_maps",
+                           mlirArrayAttrGet(context, inputCount + 1, maps)),
+      memoptNamedAttribute(context, "iterator_types", mlirArrayAttrGet(context, loops, iterators)),
+      memoptNamedAttribute(context, "operandSegmentSizes",
+                           mlirDenseI32ArrayGet(context, 2, (int32_t[]){(int32_t)inputCount, 1})),
+  };
+  MlirType type = mlirValueGetType(init);
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), builder->location);
+  mlirOperationStateAddOperands(&state, inputCount + 1, operands);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, sizeof attributes / sizeof *attributes, attributes);
+  MlirBlock block = mlirBlockCreate(inputCount + 1, elements, locations);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  *payload = memoptBuilderAtEnd(block, builder->location);
+  free(iterators);
+  free(locations);
+  free(elements);
+  free(operands);
+  return memoptInsertOp(builder, &state);
+}
+
 MlirValue memoptBuildLinalgNamedUnary(const MemoptBuilder *builder, const char *name,
                                       MlirValue source, MlirValue destination) {
   MlirContext context = mlirLocationGetContext(builder->location);

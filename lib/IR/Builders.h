@@ -142,6 +142,17 @@ MlirNamedAttribute memoptNamedAttribute(MlirContext context, const char *name,
 /// state does not match the op's definition (a bug in the caller).
 MlirOperation memoptInsertOp(const MemoptBuilder *builder, MlirOperationState *state);
 
+/// Creates at the builder's point an all-parallel linalg.generic of `loops`
+/// loops reading `inputs` and writing `init` through `maps` (`inputCount` + 1
+/// affine map attributes, the init's last). Its payload block, one argument
+/// per operand of that operand's element type, is empty: `payload` gets a
+/// builder at its end, where the caller builds the payload and its
+/// linalg.yield. Returns the op.
+MlirOperation memoptBuildParallelGeneric(const MemoptBuilder *builder, const MlirValue *inputs,
+                                         intptr_t inputCount, MlirValue init,
+                                         const MlirAttribute *maps, intptr_t loops,
+                                         MemoptBuilder *payload);
+
 /// Creates the named linalg op `name` (linalg.fill, linalg.copy) reading
 /// `source` into the init `destination` at the builder's point, with the body
 /// its name implies; returns its result.

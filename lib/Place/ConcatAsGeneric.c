@@ -72,58 +72,32 @@ static MlirAttribute partMap(MlirContext context, intptr_t loops, intptr_t skip)
 
 /* Creates before `concat` the all-parallel linalg.generic over `loops`
  * loops that reads the concat's parts (without loop `partLoop`) and writes
- * `init` (of type [..., k, n, ...]); returns it, its payload block empty. */
+ * `init` (of type [..., k, n, ...]); returns it, its payload block empty
+ * (`payload` at its end). */
 static MlirOperation buildPartGeneric(MlirOperation concat, MlirValue init, intptr_t loops,
-                                      intptr_t partLoop) {
+                                      intptr_t partLoop, MemoptBuilder *payload) {
   MlirContext context = mlirOperationGetContext(concat);
-  MlirLocation location = mlirOperationGetLocation(concat);
   intptr_t parts = mlirOperationGetNumOperands(concat);
-  MlirValue *operands = memoptAllocateZeroed((size_t)parts + 1, sizeof *operands);
+  MlirValue *inputs = memoptAllocateZeroed((size_t)parts, sizeof *inputs);
   MlirAttribute *maps = memoptAllocateZeroed((size_t)parts + 1, sizeof *maps);
-  MlirType *elements = memoptAllocateZeroed((size_t)parts + 1, sizeof *elements);
-  MlirLocation *locations = memoptAllocateZeroed((size_t)parts + 1, sizeof *locations);
-  MlirAttribute *iterators = memoptAllocateZeroed((size_t)loops, sizeof *iterators);
   for (intptr_t k = 0; k <= parts; ++k) {
-    operands[k] = k < parts ? mlirOperationGetOperand(concat, k) : init;
+    if (k < parts)
+      inputs[k] = mlirOperationGetOperand(concat, k);
     maps[k] = partMap(context, loops, k < parts ? partLoop : -1);
-    elements[k] = mlirShapedTypeGetElementType(mlirValueGetType(init));
-    locations[k] = location;
   }
-  MlirAttribute parallel = mlirAttributeParseGet(
-      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
-  for (intptr_t l = 0; l < loops; ++l)
-    iterators[l] = parallel;
-  MlirNamedAttribute attributes[] = {
-      memoptNamedAttribute(context, "indexing_maps", mlirArrayAttrGet(context, parts + 1, maps)),
-      memoptNamedAttribute(context, "iterator_types", mlirArrayAttrGet(context, loops, iterators)),
-      memoptNamedAttribute(context, "operandSegmentSizes",
-                           mlirDenseI32ArrayGet(context, 2, (int32_t[]){(int32_t)parts, 1})),
-  };
-  MlirType type = mlirValueGetType(init);
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), location);
-  mlirOperationStateAddOperands(&state, parts + 1, operands);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, sizeof attributes / sizeof *attributes, attributes);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, mlirBlockCreate(parts + 1, elements, locations));
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
   MemoptBuilder builder = memoptBuilderBefore(concat);
-  MlirOperation generic = memoptInsertOp(&builder, &state);
-  free(iterators);
-  free(locations);
-  free(elements);
+  MlirOperation generic =
+      memoptBuildParallelGeneric(&builder, inputs, parts, init, maps, loops, payload);
   free(maps);
-  free(operands);
+  free(inputs);
   return generic;
 }
 
 /* Fills the payload of the part generic: part p's element where the part
  * loop `partLoop` is p. */
-static void buildPartPayload(MlirOperation generic, intptr_t parts, intptr_t partLoop) {
-  MlirContext context = mlirOperationGetContext(generic);
-  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0));
-  MemoptBuilder payload = memoptBuilderAtEnd(block, mlirOperationGetLocation(generic));
+static void buildPartPayload(MemoptBuilder payload, intptr_t parts, intptr_t partLoop) {
+  MlirContext context = mlirLocationGetContext(payload.location);
+  MlirBlock block = payload.block;
   MlirNamedAttribute dim = memoptNamedAttribute(
       context, "dim", mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), partLoop));
   MlirValue part = memoptBuildOneResult(&payload, "linalg.index", NULL, 0,
@@ -163,8 +137,9 @@ static void rewriteConcat(MlirOperation concat, int64_t dim) {
                                               mlirAttributeGetNull());
   MemoptBuilder builder = memoptBuilderBefore(concat);
   MlirValue init = memoptBuildTensorEmpty(&builder, expanded, NULL, 0);
-  MlirOperation generic = buildPartGeneric(concat, init, rank + 1, dim);
-  buildPartPayload(generic, parts, dim);
+  MemoptBuilder payload;
+  MlirOperation generic = buildPartGeneric(concat, init, rank + 1, dim, &payload);
+  buildPartPayload(payload, parts, dim);
   MlirNamedAttribute reassociation =
       memoptNamedAttribute(context, "reassociation", mlirArrayAttrGet(context, rank, groups));
   MlirValue whole = mlirOperationGetResult(generic, 0);
