@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs place-search's plans on MPI ranks (not a test). A small GPT-2
-# (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens, batch 4), its
+# (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens, batch 16), its
 # forward function and its training step, is placed on 1, 2 and 4 devices
 # (place-search, then place-to-shard); every stage function then runs with
 # memopt-run on as many MPI ranks as its grid has devices (--ranks; a 1x1
@@ -28,8 +28,9 @@ command -v mpirun.mpich >/dev/null || { echo "bench-place-run: needs MPICH (util
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-zoo=(gpt2 --layers=2 --hidden=64 --heads=2 --seq=16 --vocab=64 --positions=16 --batch=4)
-# 1 GiB of HBM per device, 16 samples per step: small enough that the plan
+zoo=(gpt2 --layers=2 --hidden=64 --heads=2 --seq=16 --vocab=64 --positions=16 --batch=16)
+# 1 GiB of HBM per device, 16 samples per step (the program's batch, so the
+# prediction is for the program that runs): small enough that the plan
 # changes with the device count.
 search="global-batch=16 heads=2 hbm=1073741824"
 
@@ -40,13 +41,15 @@ printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
 for program in forward train; do
   extra=()
   memory=forward
-  [ "$program" = train ] && extra=(--train) && memory=training
+  split=""
+  # The training step's labels come last: data, split by batch like the tokens.
+  [ "$program" = train ] && extra=(--train) && memory=training && split="{trailing-data-arguments=1}"
   "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
   for devices in 1 2 4; do
     placed="$work/$program-$devices.mlir"
     report="$work/$program-$devices.json"
     if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$placed" 2>"$work/err" \
-        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=$memory report=$report},place-to-shard)"; then
+        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=$memory report=$report},place-to-shard$split)"; then
       printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
       continue
     fi
