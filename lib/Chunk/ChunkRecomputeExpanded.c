@@ -48,8 +48,9 @@ static bool isTensorCapture(MlirValue value, void *userData) {
   return !mlirTypeIsARankedTensor(mlirValueGetType(value));
 }
 
-/* The candidate being built: ops to clone (`chain`, by index), the readers
- * that move to the clones, and what the chain reads. */
+/* The candidate being built: the ops to clone (`chain`, by index, owned),
+ * how many of them compute, the bytes of the tensors the chain reads, and
+ * where the clones go. */
 typedef struct Candidate {
   bool *chain;
   intptr_t computing; /* chain ops other than free ones */
