@@ -116,6 +116,14 @@ static void attemptDestroy(Attempt *attempt, bool keepWork) {
   memoptStringBufferDestroy(&attempt->reason);
 }
 
+/* Keeps in `*best` the lower of it and `other`, and frees the other. */
+static void keepLower(Attempt *best, Attempt other) {
+  bool lower = other.peak < best->peak;
+  attemptDestroy(lower ? best : &other, false);
+  if (lower)
+    *best = other;
+}
+
 /* Chunks a working copy of `func` (which keeps its place and name until the
  * outcome is known); records what it did in `report`. Returns the function
  * that now stands where `func` stood. */
@@ -157,20 +165,12 @@ static MlirOperation chunkFunction(MlirOperation func, const MemoptPassOptions *
   Attempt attempt = runStages(func, &limits, initialPeak, maxStages);
   if (attempt.peak > limits.budget && memoptPassOptionsGetBool(options, "recompute-inputs")) {
     limits.recomputeInputs = true;
-    Attempt recomputing = runStages(func, &limits, initialPeak, maxStages);
-    bool lower = recomputing.peak < attempt.peak;
-    attemptDestroy(lower ? &attempt : &recomputing, false);
-    if (lower)
-      attempt = recomputing;
+    keepLower(&attempt, runStages(func, &limits, initialPeak, maxStages));
   }
   Attempt expanded;
   if (attempt.peak > limits.budget && memoptPassOptionsGetBool(options, "recompute-expanded") &&
-      runStagesRecomputingExpanded(func, &limits, maxStages, &expanded)) {
-    bool lower = expanded.peak < attempt.peak;
-    attemptDestroy(lower ? &attempt : &expanded, false);
-    if (lower)
-      attempt = expanded;
-  }
+      runStagesRecomputingExpanded(func, &limits, maxStages, &expanded))
+    keepLower(&attempt, expanded);
   uint64_t peak = attempt.peak;
   long long stage = attempt.stages;
   bool met = peak <= limits.budget;

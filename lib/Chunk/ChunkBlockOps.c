@@ -11,29 +11,36 @@
 #include <stdlib.h>
 
 MemoptChunkBlockOps memoptChunkBlockOpsCreate(MlirBlock block) {
-  MemoptChunkBlockOps b = {block, NULL, 0};
+  MemoptChunkBlockOps b = {block, NULL, 0, memoptPointerMapCreate()};
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++b.count;
   b.ops = memoptAllocateZeroed((size_t)b.count, sizeof *b.ops);
   MlirOperation op = mlirBlockGetFirstOperation(block);
-  for (intptr_t i = 0; i < b.count; ++i, op = mlirOperationGetNextInBlock(op))
+  for (intptr_t i = 0; i < b.count; ++i, op = mlirOperationGetNextInBlock(op)) {
     b.ops[i] = op;
+    memoptPointerMapInsert(&b.positions, op.ptr, (size_t)i);
+  }
   return b;
 }
 
 void memoptChunkBlockOpsDestroy(MemoptChunkBlockOps *b) {
   free(b->ops);
+  memoptPointerMapDestroy(&b->positions);
   b->ops = NULL;
   b->count = 0;
 }
 
 intptr_t memoptChunkBlockOpsIndexOf(const MemoptChunkBlockOps *b, MlirOperation op) {
   op = memoptOperationAncestorInBlock(op, b->block);
-  for (intptr_t i = 0; !mlirOperationIsNull(op) && i < b->count; ++i)
-    if (mlirOperationEqual(b->ops[i], op))
-      return i;
-  return -1;
+  size_t position;
+  return !mlirOperationIsNull(op) && memoptPointerMapFind(&b->positions, op.ptr, &position)
+             ? (intptr_t)position
+             : -1;
+}
+
+bool memoptChunkOpIsDestination(MlirOperation op) {
+  return memoptOperationIsA(op, "tensor.empty") || memoptOperationIsA(op, "linalg.fill");
 }
 
 intptr_t memoptChunkBlockOpsProducerOf(const MemoptChunkBlockOps *b, MlirValue value) {

@@ -6,16 +6,20 @@
 #ifndef MEMOPT_CHUNK_CHUNKBLOCKOPS_H
 #define MEMOPT_CHUNK_CHUNKBLOCKOPS_H
 
+#include "Analysis/BufferizationModel.h"
+
 #include "mlir-c/IR.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-/// The ops of `block` in order (`ops` owned: free with memoptChunkBlockOpsDestroy).
+/// The ops of `block` in order and their positions (`ops` and `positions`
+/// owned: free with memoptChunkBlockOpsDestroy).
 typedef struct MemoptChunkBlockOps {
   MlirBlock block;
   MlirOperation *ops;
   intptr_t count;
+  MemoptPointerMap positions; /* op -> its index in `ops` */
 } MemoptChunkBlockOps;
 
 /// Indexes the ops of `block` as they are now.
@@ -32,6 +36,10 @@ intptr_t memoptChunkBlockOpsProducerOf(const MemoptChunkBlockOps *b, MlirValue v
 
 /// Returns true when some reader of `value` is the op at `index` or a later one (or is nested in one).
 bool memoptChunkBlockOpsReadFrom(const MemoptChunkBlockOps *b, MlirValue value, intptr_t index);
+
+/// Returns true when `op` makes a destination (tensor.empty, linalg.fill): a
+/// clone of a chain reading it needs a clone of it, a buffer of its own.
+bool memoptChunkOpIsDestination(MlirOperation op);
 
 /// Returns the bytes of `value` when it is a statically shaped tensor, else 0.
 uint64_t memoptChunkValueBytes(MlirValue value);

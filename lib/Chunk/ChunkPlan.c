@@ -441,6 +441,21 @@ static bool readsChunkedValue(const MemoptChunkPlan *plan, intptr_t index, const
   return false;
 }
 
+/* A backward walk from a value along an axis (trace, traceCombined). */
+typedef bool (*TraceWalk)(MemoptChunkPlan *plan, MlirValue value, int64_t axis,
+                          MemoptStringBuffer *reason);
+
+/* Runs `walk` from `value` along `axis`; undoes what it traced when it fails
+ * (its reason is not needed: another axis is tried). */
+static bool tryTrace(MemoptChunkPlan *plan, TraceWalk walk, MlirValue value, int64_t axis) {
+  TraceSnapshot snapshot = takeSnapshot(plan);
+  MemoptStringBuffer ignored = memoptStringBufferCreate();
+  bool traced = walk(plan, value, axis, &ignored);
+  memoptStringBufferDestroy(&ignored);
+  releaseSnapshot(plan, snapshot, !traced);
+  return traced;
+}
+
 /* Makes `value`, computed in the range, a value combined across chunks when
  * its op can combine its chunks' partial results along one of its loops, or
  * when it reshapes such a value (tensor.expand_shape / collapse_shape): the
@@ -472,15 +487,9 @@ static MemoptChunkCombiner combine(MemoptChunkPlan *plan, MlirValue value) {
     infoOf(plan, value, true)->combiner = combiner;
     return combiner;
   }
-  for (int64_t loop = 0; loop < memoptDimFlowLoopCount(op); ++loop) {
-    TraceSnapshot snapshot = takeSnapshot(plan);
-    MemoptStringBuffer ignored = memoptStringBufferCreate();
-    bool traced = traceCombined(plan, value, loop, &ignored);
-    memoptStringBufferDestroy(&ignored);
-    releaseSnapshot(plan, snapshot, !traced);
-    if (traced)
+  for (int64_t loop = 0; loop < memoptDimFlowLoopCount(op); ++loop)
+    if (tryTrace(plan, traceCombined, value, loop))
       return infoOf(plan, value, false)->combiner;
-  }
   return MemoptChunkCombineConcat;
 }
 
@@ -505,13 +514,8 @@ static void traceOtherOutputs(MemoptChunkPlan *plan) {
        * results are combined across chunks (weight gradients summed over
        * the chunks of the tokens). */
       bool traced = false;
-      for (int64_t d = 0; d < mlirShapedTypeGetRank(type) && !traced; ++d) {
-        TraceSnapshot snapshot = takeSnapshot(plan);
-        MemoptStringBuffer ignored = memoptStringBufferCreate();
-        traced = trace(plan, result, d, &ignored);
-        memoptStringBufferDestroy(&ignored);
-        releaseSnapshot(plan, snapshot, !traced);
-      }
+      for (int64_t d = 0; d < mlirShapedTypeGetRank(type) && !traced; ++d)
+        traced = tryTrace(plan, trace, result, d);
       if (!traced)
         combine(plan, result);
     }

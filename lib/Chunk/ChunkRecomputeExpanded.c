@@ -35,13 +35,8 @@ static bool isReshape(MlirOperation op) {
          memoptOperationIsA(op, "tensor.collapse_shape");
 }
 
-/* Destinations: cloned with their reader, whoever else reads them. */
-static bool isInit(MlirOperation op) {
-  return memoptOperationIsA(op, "tensor.empty") || memoptOperationIsA(op, "linalg.fill");
-}
-
 /* Destinations and views: cloned at no cost. */
-static bool isFree(MlirOperation op) { return isInit(op) || isReshape(op); }
+static bool isFree(MlirOperation op) { return memoptChunkOpIsDestination(op) || isReshape(op); }
 
 static bool isTensorCapture(MlirValue value, void *userData) {
   (void)userData;
@@ -69,8 +64,8 @@ static bool takeOperand(const MemoptChunkBlockOps *b, Candidate *c, MlirValue va
   if (!mlirTypeIsARankedTensor(mlirValueGetType(value)))
     return true; /* scalars and indices are defined before the insertion point */
   intptr_t producer = memoptChunkBlockOpsProducerOf(b, value);
-  if (producer < 0 ||
-      (!isInit(b->ops[producer]) && memoptChunkBlockOpsReadFrom(b, value, c->insertion))) {
+  if (producer < 0 || (!memoptChunkOpIsDestination(b->ops[producer]) &&
+                       memoptChunkBlockOpsReadFrom(b, value, c->insertion))) {
     c->leafBytes += memoptChunkValueBytes(value);
     return true;
   }

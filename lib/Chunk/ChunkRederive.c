@@ -32,11 +32,6 @@ typedef struct Rederive {
   size_t keptCapacity;
 } Rederive;
 
-/* Initial values of linalg destinations: cloned with their reader for free. */
-static bool isInit(MlirOperation op) {
-  return memoptOperationIsA(op, "tensor.empty") || memoptOperationIsA(op, "linalg.fill");
-}
-
 /* Ops worth running again per chunk: their work is proportional to the
  * elements they read and write. A matmul qualifies only as a linear layer,
  * whose right-hand side is an argument (a weight), not an activation. */
@@ -60,7 +55,7 @@ static void takeOperand(Rederive *r, MlirValue value) {
     return;
   intptr_t producer = memoptChunkBlockOpsProducerOf(&r->b, value);
   bool candidate = producer >= r->from && producer < r->first;
-  if (candidate && isInit(r->b.ops[producer])) {
+  if (candidate && memoptChunkOpIsDestination(r->b.ops[producer])) {
     r->state[producer] = 1;
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(r->b.ops[producer]); ++i)
       takeOperand(r, mlirOperationGetOperand(r->b.ops[producer], i));
@@ -153,7 +148,8 @@ MemoptRederive memoptChunkRederiveInputs(MlirBlock block, intptr_t from, intptr_
   for (intptr_t t = 0; t < targetCount; ++t) {
     MlirValue value = targets[t];
     intptr_t producer = memoptChunkBlockOpsProducerOf(&r.b, value);
-    if (producer < r.from || producer >= r.first || freed[producer] || isInit(r.b.ops[producer]) ||
+    if (producer < r.from || producer >= r.first || freed[producer] ||
+        memoptChunkOpIsDestination(r.b.ops[producer]) ||
         !mlirTypeIsARankedTensor(mlirValueGetType(value)))
       continue;
     if (decide(&r, producer)) {
@@ -169,7 +165,7 @@ MemoptRederive memoptChunkRederiveInputs(MlirBlock block, intptr_t from, intptr_
     for (intptr_t i = r.from; i < r.first; ++i)
       if (r.state[i] > 0) {
         ++result.clones;
-        if (!isInit(r.b.ops[i]))
+        if (!memoptChunkOpIsDestination(r.b.ops[i]))
           result.recomputedBytes += memoptChunkValueBytes(mlirOperationGetResult(r.b.ops[i], 0));
       }
     result.removesWatched = watched >= 0 && watched < r.b.count && erased[watched];
@@ -200,7 +196,7 @@ intptr_t memoptChunkRederiveReach(MlirBlock block, intptr_t first, intptr_t last
       if (producer < 0 || producer >= first || r.state[producer])
         continue;
       MlirOperation source = r.b.ops[producer];
-      if (isInit(source) ||
+      if (memoptChunkOpIsDestination(source) ||
           (isCheap(source) && !memoptChunkBlockOpsReadFrom(&r.b, value, last + 1))) {
         r.state[producer] = 1;
         reach = producer < reach ? producer : reach;
