@@ -76,26 +76,29 @@ static MlirAttribute reassociation(MlirContext context, const bool *split, intpt
 /* The payload of the blocked insert: the source's element where every
  * split dimension's block index (loop blockLoops[i]) is blocks[i], else the
  * destination's. */
-static void buildSelectPayload(MlirBlock block, MlirLocation location, const int64_t *blockLoops,
+static void buildSelectPayload(MemoptBuilder payload, const int64_t *blockLoops,
                                const int64_t *blocks, intptr_t count) {
-  MlirContext context = mlirLocationGetContext(location);
-  MemoptBuilder payload = memoptBuilderAtEnd(block, location);
+  MlirContext context = mlirLocationGetContext(payload.location);
+  MlirBlock block = payload.block;
   MlirType i64 = mlirIntegerTypeGet(context, 64);
   MlirValue condition = {NULL};
   for (intptr_t i = 0; i < count; ++i) {
-    MlirNamedAttribute dim = memoptNamedAttribute(context, "dim", mlirIntegerAttrGet(i64, blockLoops[i]));
+    MlirNamedAttribute dim =
+        memoptNamedAttribute(context, "dim", mlirIntegerAttrGet(i64, blockLoops[i]));
     MlirValue index =
         memoptBuildOneResult(&payload, "linalg.index", NULL, 0, mlirIndexTypeGet(context), &dim, 1);
     MlirValue compared[] = {index, memoptBuildIndexConstant(&payload, blocks[i])};
     /* arith::CmpIPredicate::eq */
-    MlirNamedAttribute predicate = memoptNamedAttribute(context, "predicate", mlirIntegerAttrGet(i64, 0));
+    MlirNamedAttribute predicate =
+        memoptNamedAttribute(context, "predicate", mlirIntegerAttrGet(i64, 0));
     MlirValue equal = memoptBuildOneResult(&payload, "arith.cmpi", compared, 2,
                                            mlirIntegerTypeGet(context, 1), &predicate, 1);
     condition = i == 0 ? equal : memoptBuildBinary(&payload, "arith.andi", condition, equal);
   }
   MlirValue choices[] = {condition, mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 1)};
-  MlirValue chosen = memoptBuildOneResult(&payload, "arith.select", choices, 3,
-                                          mlirValueGetType(mlirBlockGetArgument(block, 0)), NULL, 0);
+  MlirValue chosen =
+      memoptBuildOneResult(&payload, "arith.select", choices, 3,
+                           mlirValueGetType(mlirBlockGetArgument(block, 0)), NULL, 0);
   memoptBuildYield(&payload, "linalg.yield", &chosen, 1);
 }
 
@@ -103,7 +106,6 @@ static void buildSelectPayload(MlirBlock block, MlirLocation location, const int
  * generic and collapse_shape (see the top of the file). */
 static void rewriteBlockInsert(MlirOperation insert) {
   MlirContext context = mlirOperationGetContext(insert);
-  MlirLocation location = mlirOperationGetLocation(insert);
   MemoptBuilder builder = memoptBuilderBefore(insert);
   MlirValue source = mlirOperationGetOperand(insert, 0), dest = mlirOperationGetOperand(insert, 1);
   MlirType destType = mlirValueGetType(dest);
@@ -131,7 +133,8 @@ static void rewriteBlockInsert(MlirOperation insert) {
   MlirAttribute groups = reassociation(context, split, rank);
   MlirNamedAttribute expandAttributes[] = {
       memoptNamedAttribute(context, "reassociation", groups),
-      memoptNamedAttribute(context, "static_output_shape", mlirDenseI64ArrayGet(context, loops, shape)),
+      memoptNamedAttribute(context, "static_output_shape",
+                           mlirDenseI64ArrayGet(context, loops, shape)),
   };
   MlirValue blockedDest = memoptBuildOneResult(&builder, "tensor.expand_shape", &dest, 1, blocked,
                                                expandAttributes, 2);
@@ -140,37 +143,17 @@ static void rewriteBlockInsert(MlirOperation insert) {
   MlirAttribute maps[] = {
       mlirAffineMapAttrGet(mlirAffineMapGet(context, loops, 0, rank, sourceExprs)),
       mlirAffineMapAttrGet(identity), mlirAffineMapAttrGet(identity)};
-  MlirAttribute parallel = mlirAttributeParseGet(
-      context, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
-  MlirAttribute *iterators = memoptAllocateZeroed((size_t)loops, sizeof *iterators);
-  for (intptr_t l = 0; l < loops; ++l)
-    iterators[l] = parallel;
-  MlirNamedAttribute attributes[] = {
-      memoptNamedAttribute(context, "indexing_maps", mlirArrayAttrGet(context, 3, maps)),
-      memoptNamedAttribute(context, "iterator_types", mlirArrayAttrGet(context, loops, iterators)),
-      memoptNamedAttribute(context, "operandSegmentSizes",
-                           mlirDenseI32ArrayGet(context, 2, (int32_t[]){2, 1})),
-  };
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), location);
-  MlirValue operands[] = {source, blockedDest, init};
-  mlirOperationStateAddOperands(&state, 3, operands);
-  mlirOperationStateAddResults(&state, 1, &blocked);
-  mlirOperationStateAddAttributes(&state, 3, attributes);
-  MlirType elements[] = {element, element, element};
-  MlirLocation locations[] = {location, location, location};
-  MlirBlock payload = mlirBlockCreate(3, elements, locations);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, payload);
-  mlirOperationStateAddOwnedRegions(&state, 1, &region);
-  MlirOperation generic = memoptInsertOp(&builder, &state);
-  buildSelectPayload(payload, location, blockLoops, blocks, count);
+  MlirValue inputs[] = {source, blockedDest};
+  MemoptBuilder payload;
+  MlirOperation generic =
+      memoptBuildParallelGeneric(&builder, inputs, 2, init, maps, loops, &payload);
+  buildSelectPayload(payload, blockLoops, blocks, count);
   MlirValue blockedResult = mlirOperationGetResult(generic, 0);
   MlirNamedAttribute collapseAttribute = memoptNamedAttribute(context, "reassociation", groups);
   MlirValue result = memoptBuildOneResult(&builder, "tensor.collapse_shape", &blockedResult, 1,
                                           destType, &collapseAttribute, 1);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(insert, 0), result);
   memoptEraseOp(insert);
-  free(iterators);
   free(sourceExprs);
   free(blocks);
   free(blockLoops);
@@ -180,7 +163,8 @@ static void rewriteBlockInsert(MlirOperation insert) {
 
 size_t memoptShardRewriteBlockInserts(MlirBlock body) {
   size_t rewritten = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op); op = next) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
+       op = next) {
     next = mlirOperationGetNextInBlock(op);
     if (!memoptOperationIsA(op, "tensor.insert_slice") || !isBlockInsert(op))
       continue;
