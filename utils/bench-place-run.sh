@@ -9,7 +9,7 @@
 # (pipeline/tensor/data parallel), the ranks, the verdict on the outputs, the
 # bytes each rank holds at its peak (inputs_bytes + peak_bytes: its slices of
 # the parameters and data, and what the call allocates) against
-# place-search's memory per device for the stage (memory=forward for the
+# place-search's memory per device for the stage (memory=program for the
 # forward program: the program as written; memory=training for the training
 # step: PHAZE's model at the accelerator's element size, so an upper bound
 # rather than a forecast of this run), and the slowest rank's median time. A
@@ -40,7 +40,7 @@ printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
   program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
-  memory=forward
+  memory=program
   split=""
   # The training step's labels come last: data, split by batch like the tokens.
   [ "$program" = train ] && extra=(--train) && memory=training && split="{trailing-data-arguments=1}"

@@ -322,30 +322,6 @@ static double bytesOf(MlirType type) {
                                                                                    : 0;
 }
 
-/* The position in the segment (`inside`: op -> index, `count` ops) of the
- * last op that reads `value` or a view of it; count - 1 when an op after the
- * segment does. */
-static size_t lastUse(MlirValue value, MlirBlock block, const MemoptPointerMap *inside,
-                      size_t count, size_t last) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = memoptOperationAncestorInBlock(mlirOpOperandGetOwner(use), block);
-    size_t at = mlirOperationIsNull(user) ? MEMOPT_NO_INDEX
-                                          : memoptPointerMapLookup(inside, user.ptr);
-    if (at == MEMOPT_NO_INDEX) {
-      if (!mlirOperationIsNull(user))
-        return count - 1;
-      continue;
-    }
-    if (at > last)
-      last = at;
-    if (isView(user) && mlirOperationEqual(user, mlirOpOperandGetOwner(use)))
-      for (intptr_t r = 0; r < mlirOperationGetNumResults(user); ++r)
-        last = lastUse(mlirOperationGetResult(user, r), block, inside, count, last);
-  }
-  return last;
-}
-
 /* Whether parameter `argument` is read by an op of `block` before `firstOp`
  * (an earlier segment holds it), and whether any op reads it inside a
  * region (a gather reads its table whole: not split). */
@@ -363,57 +339,48 @@ static void parameterUses(MlirValue argument, MlirBlock block, MlirOperation fir
   }
 }
 
-/* The memory figures of ops [0, count) of the segment (`ops`, positions in
- * `inside`) at their IR element types. */
-static void segmentHeldBytes(MlirOperation func, MlirOperation *ops, const MemoptOpUnit *units,
-                             size_t count, size_t dataArguments, const MemoptPointerMap *inside,
-                             MemoptSegmentCost *cost) {
-  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  double *change = memoptAllocateZeroed(count + 1, sizeof *change);
-  MemoptPointerMap seen = memoptPointerMapCreate();
-  for (size_t i = 0; i < count; ++i) {
-    if (units[i] != MemoptOpUnitNone)
-      for (intptr_t r = 0; r < mlirOperationGetNumResults(ops[i]); ++r) {
-        MlirValue result = mlirOperationGetResult(ops[i], r);
-        double bytes = bytesOf(mlirValueGetType(result));
-        change[i] += bytes;
-        change[lastUse(result, block, inside, count, i) + 1] -= bytes;
-      }
-    for (intptr_t o = 0; o < mlirOperationGetNumOperands(ops[i]); ++o) {
-      MlirValue operand = mlirOperationGetOperand(ops[i], o);
-      double bytes = bytesOf(mlirValueGetType(operand));
-      if (bytes == 0 || memoptPointerMapLookup(&seen, operand.ptr) != MEMOPT_NO_INDEX)
-        continue;
-      memoptPointerMapInsert(&seen, operand.ptr, 0);
-      if (mlirValueIsABlockArgument(operand)) {
-        if (!mlirOperationEqual(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(operand)), func))
-          continue;
-        if ((size_t)mlirBlockArgumentGetArgNumber(operand) < dataArguments) {
-          cost->boundaryBytes += bytes;
-          continue;
-        }
-        bool earlier, inRegion;
-        parameterUses(operand, block, ops[0], &earlier, &inRegion);
-        if (earlier)
-          continue;
-        cost->parameterBytes += bytes;
-        if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 && !inRegion)
-          cost->splitParameterBytes += bytes;
-      } else if (memoptPointerMapLookup(inside, mlirOpResultGetOwner(operand).ptr) ==
-                     MEMOPT_NO_INDEX &&
-                 !memoptOperationIsA(mlirOpResultGetOwner(operand), "arith.constant") &&
-                 mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(operand)), block)) {
-        cost->boundaryBytes += bytes;
-      }
-    }
+/* What segmentParameterBytes walks the segment's ops with. */
+typedef struct ParameterWalk {
+  MlirOperation func;
+  MlirBlock block;
+  MlirOperation firstOp;
+  size_t dataArguments;
+  MemoptPointerMap seen;
+  MemoptSegmentCost *cost;
+} ParameterWalk;
+
+/* Counts the parameters `op` reads (a gather reads its table inside a body). */
+static MlirWalkResult countParameterOperands(MlirOperation op, void *userData) {
+  ParameterWalk *walk = userData;
+  for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+    MlirValue operand = mlirOperationGetOperand(op, o);
+    double bytes = bytesOf(mlirValueGetType(operand));
+    if (bytes == 0 || !mlirValueIsABlockArgument(operand) ||
+        !mlirBlockEqual(mlirBlockArgumentGetOwner(operand), walk->block) ||
+        (size_t)mlirBlockArgumentGetArgNumber(operand) < walk->dataArguments ||
+        memoptPointerMapLookup(&walk->seen, operand.ptr) != MEMOPT_NO_INDEX)
+      continue;
+    memoptPointerMapInsert(&walk->seen, operand.ptr, 0);
+    bool earlier, inRegion;
+    parameterUses(operand, walk->block, walk->firstOp, &earlier, &inRegion);
+    if (earlier)
+      continue;
+    walk->cost->parameterBytes += bytes;
+    if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 && !inRegion)
+      walk->cost->splitParameterBytes += bytes;
   }
-  double live = 0;
-  for (size_t i = 0; i < count; ++i) {
-    live += change[i];
-    cost->liveBytes = fmax(cost->liveBytes, live);
-  }
-  memoptPointerMapDestroy(&seen);
-  free(change);
+  return MlirWalkResultAdvance;
+}
+
+/* The parameters ops [0, count) of the segment (`ops`) hold, at their IR
+ * element types: each counted in the first segment that reads it. */
+static void segmentParameterBytes(MlirOperation func, MlirOperation *ops, size_t count,
+                                  size_t dataArguments, MemoptSegmentCost *cost) {
+  ParameterWalk walk = {func, mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)), ops[0],
+                        dataArguments, memoptPointerMapCreate(), cost};
+  for (size_t i = 0; i < count; ++i)
+    mlirOperationWalk(ops[i], countParameterOperands, &walk, MlirWalkPreOrder);
+  memoptPointerMapDestroy(&walk.seen);
 }
 
 bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
@@ -422,7 +389,6 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                MemoptStringBuffer *reason) {
   memset(cost, 0, sizeof *cost);
   MlirOperation *ops = memoptAllocateZeroed(count + 1, sizeof *ops);
-  MemoptOpUnit *units = memoptAllocateZeroed(count + 1, sizeof *units);
   size_t costed = 0;
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   MemoptPointerMap seen = memoptPointerMapCreate();  /* values counted once */
@@ -439,8 +405,7 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
       ok = false;
       break;
     }
-    ops[costed] = op;
-    units[costed++] = opCost.unit;
+    ops[costed++] = op;
     cost->forwardSeconds += opCost.seconds;
     cost->flops += opCost.flops;
     cost->tensorOps += opCost.unit == MemoptOpUnitTensor;
@@ -475,8 +440,7 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
     }
   }
   if (ok && costed > 0)
-    segmentHeldBytes(func, ops, units, costed, dataArguments, &inside, cost);
-  free(units);
+    segmentParameterBytes(func, ops, costed, dataArguments, cost);
   free(ops);
   memoptPointerMapDestroy(&inside);
   memoptPointerMapDestroy(&seen);

@@ -110,11 +110,9 @@ typedef struct MemoptSegmentCost {
   double boundaryElements;   /* elements of the tensors the range receives from earlier ops */
   size_t tensorOps;
   size_t vectorOps;
-  /* What the range holds when it runs as written (its IR element types): */
+  /* The parameters the range holds as written (its IR element types): */
   double parameterBytes;      /* parameters no earlier op of the function reads */
   double splitParameterBytes; /* of those, the matrices tensor parallelism splits */
-  double boundaryBytes;       /* the tensors it receives from earlier ops */
-  double liveBytes;           /* the most bytes its computed tensors hold at once */
 } MemoptSegmentCost;
 
 /// Sums the costs of top-level ops [first, first + count) of `func`'s body; arguments from index `dataArguments` on are parameters. False with `reason` when an op cannot be costed.
@@ -171,16 +169,16 @@ typedef struct MemoptPlacementLayer {
   double parameterBytes;
   double activationBytes; /* per sample, stashed when the stage does not recompute */
   double boundaryBytes;   /* per sample, the layer's input: all a recomputing stage keeps */
-  /* A forward program as written (MemoptPlacementForward), at its element types: */
+  /* The program as written (MemoptPlacementProgram), at its element types: */
   double wholeParameterBytes; /* parameters every device holds whole (vectors, gathered tables) */
   double splitParameterBytes; /* parameter matrices tensor parallelism splits */
-  double heldBytesPerSample;  /* its input and its computed tensors live at once, at most */
+  const double *heldBytes;    /* per microbatch candidate: the most its ops hold at once, data included */
 } MemoptPlacementLayer;
 
-/// What a stage holds per device: a training step (PHAZE's model) or the forward program run as written.
+/// What a stage holds per device: a training step of the program (PHAZE's model) or the program run as written.
 typedef enum MemoptPlacementMemory {
   MemoptPlacementTraining, /* parameters x (1 + state), stashed or recomputed activations */
-  MemoptPlacementForward,  /* parameters' share, one microbatch's largest live set */
+  MemoptPlacementProgram,  /* parameters' share, one microbatch's largest live set */
 } MemoptPlacementMemory;
 
 /// A training placement problem: layers in order, the cluster, the batch.

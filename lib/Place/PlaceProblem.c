@@ -82,7 +82,33 @@ void memoptPlaceModelDestroy(MemoptPlaceModel *model) {
 void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->layers);
   free(storage->seconds);
+  free(storage->heldBytes);
   free(storage->microbatches);
+}
+
+/* memory=program: the most each segment's ops hold at once, per microbatch
+ * candidate (`storage->heldBytes`). */
+static bool programHeldBytes(const MemoptPlaceModel *model, size_t dataArguments,
+                             const size_t firsts[3], const size_t lengths[3], size_t count,
+                             MemoptPlaceProblemStorage *storage) {
+  MemoptPlaceProgramMemory memory;
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  if (!memoptPlaceProgramMemoryCompute(model->func, dataArguments, model->irBatch, &memory,
+                                       &error)) {
+    memoptEmitOpDiagnostic(model->func, MlirDiagnosticError,
+                           "place-search cannot estimate what the function holds: %s", error.data);
+    memoptStringBufferDestroy(&error);
+    return false;
+  }
+  memoptStringBufferDestroy(&error);
+  storage->heldBytes = memoptAllocateZeroed(3 * count, sizeof *storage->heldBytes);
+  for (int segment = 0; segment < 3; ++segment)
+    for (size_t mb = 0; mb < count; ++mb)
+      storage->heldBytes[segment * count + mb] = memoptPlaceProgramMemoryPeak(
+          &memory, firsts[segment], firsts[segment] + lengths[segment],
+          (double)storage->microbatches[mb]);
+  memoptPlaceProgramMemoryDestroy(&memory);
+  return true;
 }
 
 /* Replaces `seconds` (ops in sequence) by the makespan the schedule option asks for. */
@@ -150,6 +176,9 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
     return false;
   }
   memoptStringBufferDestroy(&reason);
+  bool program = strcmp(memoptPassOptionsGetString(options, "memory"), "program") == 0;
+  if (program && !programHeldBytes(model, dataArguments, firsts, lengths, count, storage))
+    return false;
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
     int segment = memoptPlaceSegmentOf(model, l);
@@ -162,7 +191,7 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
         cost->boundaryElements / model->irBatch * element,
         cost->parameterBytes - cost->splitParameterBytes,
         cost->splitParameterBytes,
-        (cost->boundaryBytes + cost->liveBytes) / model->irBatch};
+        program ? &storage->heldBytes[segment * count] : NULL};
   }
   storage->problem = (MemoptPlacementProblem){
       storage->layers,
@@ -177,9 +206,7 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
       memoptPassOptionsGetInteger(options, "max-tensor-parallel"),
       memoptPassOptionsGetInteger(options, "heads"),
       memoptPassOptionsGetFloat(options, "backward-factor"),
-      strcmp(memoptPassOptionsGetString(options, "memory"), "forward") == 0
-          ? MemoptPlacementForward
-          : MemoptPlacementTraining,
+      program ? MemoptPlacementProgram : MemoptPlacementTraining,
   };
   return true;
 }

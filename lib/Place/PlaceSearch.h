@@ -41,11 +41,31 @@ typedef struct MemoptPlaceModel {
   double irBatch;
 } MemoptPlaceModel;
 
+/// What a function holds as written at each top-level op (PlaceProgramMemory.c), at its element types.
+typedef struct MemoptPlaceProgramMemory {
+  size_t opCount;            /* top-level ops, the terminator included */
+  double *perSampleBytes;    /* per op: live buffers carrying the batch, per sample */
+  double *fixedBytes;        /* per op: live buffers that do not (gradients, sums over the batch) */
+  double dataBytesPerSample; /* the data arguments, held throughout */
+} MemoptPlaceProgramMemory;
+
+/// Computes `memory` for `func` from memopt's memory estimator, arguments from `dataArguments` on being parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
+bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+                                     MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
+
+/// Returns the most bytes ops [first, end) hold at once at `microbatch` samples, the data arguments included.
+double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,
+                                    size_t end, double microbatch);
+
+/// Frees what memoptPlaceProgramMemoryCompute allocated.
+void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory);
+
 /// A placement problem and everything it points at.
 typedef struct MemoptPlaceProblemStorage {
   MemoptPlacementProblem problem;
   MemoptPlacementLayer *layers;
   double *seconds; /* [segment][microbatch] */
+  double *heldBytes; /* [segment][microbatch]: memory=program's peak of the segment's ops */
   int64_t *microbatches;
   MemoptSegmentCost segments[3];
 } MemoptPlaceProblemStorage;

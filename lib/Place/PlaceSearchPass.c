@@ -44,10 +44,11 @@ static const MemoptPassOptionInfo options[] = {
     {"backward-factor", MemoptOptionFloat, "2", "Backward time as a multiple of forward", NULL, 0,
      100},
     {"memory", MemoptOptionChoice, "training",
-     "What a device holds: a training step at the accelerator's element size (parameters, "
-     "gradients and optimizer state, stashed activations) or the forward program as written "
-     "(its parameters' share and largest live set at its element types)",
-     "training|forward", 0, 0},
+     "What a device holds: a training step of the program at the accelerator's element size "
+     "(parameters, gradients and optimizer state, stashed activations) or the program as "
+     "written, forward or training step (its parameters' share and its buffers' largest live "
+     "set at its element types)",
+     "training|program", 0, 0},
     {"baseline", MemoptOptionString, "",
      "A fixed configuration 'p,t,d' to evaluate beside the search (Megatron-style even split)",
      NULL, 0, 0},

@@ -53,7 +53,7 @@ static double ringAllReduce(double bytes, int64_t group, double bandwidth) {
  * a time so that the DP extends a stage by a layer in constant time. */
 typedef struct StageSums {
   double forward, parameters, activations, largestLayer, tensorComm;
-  double heldParameters, largestHeld; /* a forward program's */
+  double heldParameters, largestHeld; /* the program as written */
 } StageSums;
 
 static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
@@ -67,7 +67,8 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
   sums->tensorComm +=
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
   sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t;
-  sums->largestHeld = fmax(sums->largestHeld, layer->heldBytesPerSample * m);
+  if (layer->heldBytes)
+    sums->largestHeld = fmax(sums->largestHeld, layer->heldBytes[config->microbatchIndex]);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are
@@ -89,9 +90,10 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
   figures.recompute = recompute;
   figures.activationBytes =
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
-  if (problem->memory == MemoptPlacementForward) {
-    /* No stash: the parameters' share, and one microbatch's largest live set
-     * whole on every device of the tensor group (inputs, all-reduced sums). */
+  if (problem->memory == MemoptPlacementProgram) {
+    /* What the program holds: the parameters' share, and one microbatch's
+     * largest live set, whole on every device of the tensor group (inputs,
+     * all-reduced sums); a training step's stash and gradients are in it. */
     figures.stateBytes = sums->heldParameters;
     figures.activationBytes = sums->largestHeld;
   }
@@ -654,20 +656,21 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
                         const MemoptPlacementLayer *b) {
   if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
       a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
-      a->splitParameterBytes != b->splitParameterBytes || a->heldBytesPerSample != b->heldBytesPerSample)
+      a->splitParameterBytes != b->splitParameterBytes || !a->heldBytes != !b->heldBytes)
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
-    if (a->forwardSeconds[mb] != b->forwardSeconds[mb])
+    if (a->forwardSeconds[mb] != b->forwardSeconds[mb] ||
+        (a->heldBytes && a->heldBytes[mb] != b->heldBytes[mb]))
       return false;
   return true;
 }
 
 static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
   if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0 &&
-        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0 && layer->heldBytesPerSample >= 0))
+        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0))
     return false;
   for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
-    if (!(layer->forwardSeconds[mb] >= 0))
+    if (!(layer->forwardSeconds[mb] >= 0) || (layer->heldBytes && !(layer->heldBytes[mb] >= 0)))
       return false;
   return true;
 }

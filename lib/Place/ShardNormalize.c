@@ -28,6 +28,7 @@
  * dangling (a crash in the verifier). */
 #include "Place/Place.h"
 #include "IR/IR.h"
+#include "IR/Builders.h"
 #include "Remat/SliceNarrowing.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -106,6 +107,62 @@ static void sinkConstants(MlirOperation func) {
     }
     if (mlirOpOperandIsNull(mlirValueGetFirstUse(value)))
       mlirOperationDestroy(constant);
+  }
+}
+
+/* The value a top-level linalg.generic of `body` writes to every element of
+ * its init when it has no inputs and all-parallel loops and its body only
+ * yields a scalar: one defined outside it, or an arith.constant in it (cloned
+ * before the generic, in `body`). A null value for any other op. */
+static MlirValue filledValue(MlirOperation op) {
+  MlirValue none = {NULL};
+  if (!memoptOperationIsA(op, "linalg.generic") || mlirOperationGetNumOperands(op) != 1 ||
+      mlirOperationGetNumResults(op) != 1)
+    return none;
+  MlirAttribute iterators =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute parallel = mlirAttributeParseGet(
+      mlirOperationGetContext(op), mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  for (intptr_t l = 0; l < mlirArrayAttrGetNumElements(iterators); ++l)
+    if (!mlirAttributeEqual(mlirArrayAttrGetElement(iterators, l), parallel))
+      return none;
+  MlirBlock inner = memoptSingleBlock(op);
+  MlirOperation yield = mlirBlockGetTerminator(inner);
+  MlirValue value = mlirOperationGetOperand(yield, 0);
+  if (mlirValueIsABlockArgument(value))
+    return mlirBlockEqual(mlirBlockArgumentGetOwner(value), inner) ? none : value;
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  if (!mlirBlockEqual(mlirOperationGetBlock(producer), inner))
+    return value;
+  if (!memoptOperationIsA(producer, "arith.constant") ||
+      !mlirOperationEqual(mlirOperationGetNextInBlock(producer), yield))
+    return none;
+  MlirOperation clone = mlirOperationClone(producer);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, clone);
+  return mlirOperationGetResult(clone, 0);
+}
+
+/* Rewrites each top-level generic of `body` that fills its init with one
+ * scalar (linalg-generalize-named-ops made it of a linalg.fill) back into a
+ * linalg.fill. shard-partition gives a reduction split over the devices an
+ * init of its own on every device but the first: a linalg.fill of the
+ * combiner's neutral element, under an scf.if on the device index. When the
+ * function's init is the same fill, cse merges the two and canonicalize
+ * folds the scf.if away; otherwise every other device holds both inits
+ * until the function returns (a second copy of every gradient of a
+ * data-parallel training step). */
+static void fillsAsNamedFills(MlirBlock body) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
+       op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    MlirValue value = filledValue(op);
+    if (mlirValueIsNull(value))
+      continue;
+    MemoptBuilder builder = memoptBuilderBefore(op);
+    MlirValue fill =
+        memoptBuildLinalgNamedUnary(&builder, "linalg.fill", value, mlirOperationGetOperand(op, 0));
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), fill);
+    mlirOperationDestroy(op);
   }
 }
 
@@ -259,6 +316,7 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
   }
   memoptShardReturnViewSources(func);
   updateFunctionType(func);
+  fillsAsNamedFills(body);
   sinkConstants(func);
   return mlirLogicalResultSuccess();
 }

@@ -4,16 +4,15 @@
 // exp: the buffers of the reduction die before tanh's is made.
 // RUN: memopt-run %s --ranks=2 --runs=1 | FileCheck %s
 //
-// Every buffer is 8x32 f32 = 1024 bytes. Around the all-reduce rank 1 holds
-// 4 of them (two zero-filled accumulators, the matmul's result copied, the
-// buffer reduced in place; see
-// ranks-contraction-split-matmul-all-reduces-to-the-single-device-result.mlir)
-// and rank 0 3. Then only the reduced buffer stays, as tanh's input; with
-// tanh's and exp's outputs, at most 2 are live at once. The peaks are those
-// of the all-reduce, 4096 on rank 1 and 3072 on rank 0; without
-// deallocation all 6 (rank 1) and 5 (rank 0) buffers would be: 6144 and 5120.
-// CHECK:      rank 0: inputs_bytes=1280 peak_bytes=3072 {{.*}}
-// CHECK-NEXT: rank 1: inputs_bytes=1280 peak_bytes=4096 {{.*}}
+// Every buffer is 8x32 f32 = 1024 bytes. Around the all-reduce each rank
+// holds 2 of them (the zero-filled accumulator and the buffer reduced in
+// place; see
+// ranks-contraction-split-matmul-all-reduces-to-the-single-device-result.mlir).
+// Then only the reduced buffer stays, as tanh's input, and tanh's replaces
+// it as exp's: at most 2 are live at once, 2048 bytes. Without deallocation
+// all 4 buffers would be at exp: 4096.
+// CHECK:      rank 0: inputs_bytes=1280 peak_bytes=2048 {{.*}}
+// CHECK-NEXT: rank 1: inputs_bytes=1280 peak_bytes=2048 {{.*}}
 // CHECK:      outputs: {{equal|within tolerance}}
 
 shard.grid @g(shape = 2)

@@ -13,17 +13,19 @@
 // each rank x 8x8 + w 8x32 = 256 + 1024 = 1280 bytes.
 // Single device, per call: the 8x32 f32 result, 1024 bytes.
 // Each rank, per call (every buffer 8x32 f32 = 1024 bytes): the zero-filled
-// accumulator; the copy bufferization makes of the matmul's result; the
-// buffer convert-shard-to-mpi reduces in place: 3072 on rank 0. The other
-// ranks start their partial sum from a second zero-filled buffer (only rank
-// 0 keeps the matmul's init), and the first is freed only at the end: 4096.
+// accumulator the matmul sums into, and the buffer convert-shard-to-mpi
+// copies it into and reduces in place: 2048 on every rank. shard-partition
+// gives every rank but the first a zero-filled init of its own, under an
+// scf.if on the rank; it is the same fill as the program's, so the cse and
+// canonicalize memopt-run runs after shard-partition fold the scf.if away
+// and no rank holds a second accumulator.
 // CHECK:      entry: mm
 // CHECK-NEXT: ranks: 2
 // CHECK-NEXT: grid: @g 2
 // CHECK-NEXT: runs: 3
 // CHECK-NEXT: single-device: inputs_bytes=2560 peak_bytes=1024 allocations_per_run=1 time_ms_median={{.*}}
-// CHECK-NEXT: rank 0: inputs_bytes=1280 peak_bytes=3072 {{.*}}
-// CHECK-NEXT: rank 1: inputs_bytes=1280 peak_bytes=4096 {{.*}}
+// CHECK-NEXT: rank 0: inputs_bytes=1280 peak_bytes=2048 {{.*}}
+// CHECK-NEXT: rank 1: inputs_bytes=1280 peak_bytes=2048 {{.*}}
 // CHECK-NEXT: output 0 rank 0: tensor<8x32xf32> at [0, 0] of tensor<8x32xf32>: max_rel_error={{[0-9.e-]+}} {{equal|within tolerance}}
 // CHECK-NEXT: output 0 rank 1: tensor<8x32xf32> at [0, 0] of tensor<8x32xf32>: max_rel_error={{[0-9.e-]+}} {{equal|within tolerance}}
 // CHECK-NEXT: outputs: {{equal|within tolerance}} (max_rel_error={{[0-9.e-]+}}, tolerance 1e-05)

@@ -49,7 +49,7 @@ static void makeCase(Case *c, size_t middle) {
   for (size_t l = 0; l < layers; ++l) {
     int kind = l == 0 ? 0 : l + 1 == layers ? 2 : 1;
     c->layers[l] = (MemoptPlacementLayer){c->seconds[kind], parameters[kind], activations[kind],
-                                          boundaries[kind], 0, 0, 0};
+                                          boundaries[kind], 0, 0, NULL};
   }
   c->problem = (MemoptPlacementProblem){
       c->layers,
@@ -107,25 +107,25 @@ static void thresholdSearchChoosesTheDPPlan(void **state) {
   assert_true(found > 1500);
 }
 
-/* A forward program holds, per device, every layer's whole parameters, its
- * split parameters over t, and one microbatch of the largest per-sample live
- * set among its layers; no gradient, optimizer state or stash. Three layers
- * (whole, split, held per sample): (100, 0, 40), (20, 800, 120), (10, 200,
- * 60); microbatch 2.
- *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 2 x 120 = 870
- *   data-parallel 2:   130 + 1000 / 1 + 2 x 120                       = 1370
+/* The program as written holds, per device, every layer's whole
+ * parameters, its split parameters over t, and the most one microbatch's
+ * ops hold at once among its layers. Three layers (whole, split, held at
+ * microbatch 2): (100, 0, 80), (20, 800, 240), (10, 200, 120).
+ *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 240 = 870
+ *   data-parallel 2:   130 + 1000 / 1 + 240                       = 1370
  * The training figures on the same problem count none of it: their fields
  * (parameterBytes, activationBytes, boundaryBytes) are 0, and so is their
  * memory. */
-static void forwardMemoryCountsTheParametersShareAndOneMicrobatch(void **state) {
+static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) {
   (void)state;
   double seconds[1] = {1};
   int64_t microbatches[1] = {2};
-  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, 40},
-                                    {seconds, 0, 0, 0, 20, 800, 120},
-                                    {seconds, 0, 0, 0, 10, 200, 60}};
+  double held[3][1] = {{80}, {240}, {120}};
+  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, held[0]},
+                                    {seconds, 0, 0, 0, 20, 800, held[1]},
+                                    {seconds, 0, 0, 0, 10, 200, held[2]}};
   MemoptPlacementProblem problem = {layers, 3, microbatches, 1, 2, 1e9, 1e9, 2, 7, 2, 0, 2,
-                                    MemoptPlacementForward};
+                                    MemoptPlacementProgram};
   MemoptPlacementPlan plan;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 2, 1, &plan));
   assert_int_equal(plan.stageCount, 1);
@@ -144,7 +144,7 @@ static void forwardMemoryCountsTheParametersShareAndOneMicrobatch(void **state) 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(thresholdSearchChoosesTheDPPlan),
-      cmocka_unit_test(forwardMemoryCountsTheParametersShareAndOneMicrobatch),
+      cmocka_unit_test(programMemoryCountsTheParametersShareAndOneMicrobatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

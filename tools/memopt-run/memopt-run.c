@@ -390,7 +390,11 @@ static bool partition(Harness *harness, Variant *variant, MlirModule module, Mem
       }
   ok = ok && harnessShardPlanRead(module, &entry, variant->ranks, &variant->plan, error);
   harnessEntryDestroy(&entry);
-  return ok && harnessRunPipeline(module, "builtin.module(func.func(shard-partition))", error);
+  /* cse and canonicalize fold the scf.if shard-partition puts around a split
+   * reduction's init when the init is already a fill of its neutral element
+   * (place-to-shard's fills): else every rank but the first holds both. */
+  return ok && harnessRunPipeline(
+                   module, "builtin.module(func.func(shard-partition, cse, canonicalize))", error);
 }
 
 /* Parses, wraps and lowers the variant's model text into `llvmPath`. */
