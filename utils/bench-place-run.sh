@@ -9,11 +9,9 @@
 # (pipeline/tensor/data parallel), the ranks, the verdict on the outputs, the
 # bytes each rank holds at its peak (inputs_bytes + peak_bytes: its slices of
 # the parameters and data, and what the call allocates) against
-# place-search's memory per device for the stage (memory=program for the
-# forward program: the program as written; memory=training for the training
-# step: PHAZE's model at the accelerator's element size, so an upper bound
-# rather than a forecast of this run), and the slowest rank's median time. A
-# step that fails prints its first error instead; the matrix goes on.
+# place-search's memory per device for the stage (memory=program: the
+# program as written, forward or training step), and the slowest rank's
+# median time. A step that fails prints its first error instead; the matrix goes on.
 #
 #   utils/bench-place-run.sh [build dir]
 set -uo pipefail
@@ -40,16 +38,15 @@ printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
   program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
-  memory=program
   split=""
   # The training step's labels come last: data, split by batch like the tokens.
-  [ "$program" = train ] && extra=(--train) && memory=training && split="{trailing-data-arguments=1}"
+  [ "$program" = train ] && extra=(--train) && split="{trailing-data-arguments=1}"
   "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
   for devices in 1 2 4; do
     placed="$work/$program-$devices.mlir"
     report="$work/$program-$devices.json"
     if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$placed" 2>"$work/err" \
-        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=$memory report=$report},place-to-shard$split)"; then
+        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=program report=$report},place-to-shard$split)"; then
       printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
       continue
     fi

@@ -297,7 +297,7 @@ size_t memoptShardRewriteBlockInserts(MlirBlock body);
 /// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
 void memoptShardReturnViewSources(MlirOperation func);
 
-/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
+/// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), generalized fills made linalg.fill again, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments. On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
                                        MemoptStringBuffer *message);
 

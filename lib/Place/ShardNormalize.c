@@ -22,6 +22,8 @@
  * What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
  * view as an argument of its own (the same row-major data for a reshape).
+ * A generic that only fills its init becomes a linalg.fill again, so that
+ * cse can merge it with the fill shard-partition makes (fillsAsNamedFills).
  * Constants a linalg body reads from the function are cloned into the body:
  * upstream 22's shard-partition of a generic whose reduction loop is split
  * rebuilds the body without the function's constants, leaving those uses
