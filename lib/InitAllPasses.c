@@ -22,6 +22,7 @@ void memoptRegisterAllPasses(void) {
       &memoptPlaceCostsPass,
       &memoptPlaceSearchPass,
       &memoptPlaceToShardPass,
+      &memoptPlaceFoldNeutralInitsPass,
       &memoptSpmPinFusePass,
       &memoptPrintLayerGraphPass,
       &memoptSpmFoldNormScalePass,

@@ -304,6 +304,12 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
 /// Rewrites each top-level tensor.concat in `body` whose parts have one static type as a linalg.generic over [..., parts, part extent, ...] selecting part p where its part loop is p, collapsed back to the concat's type (ConcatAsGeneric.c).
 void memoptRewriteConcatsAsGenerics(MlirBlock body);
 
+/// Replaces each scf.if by which shard-partition gives a split reduction a fill of the neutral element on every device but the first, when the program's init is a fill of the same constant, by that init (PlaceFoldNeutralInits.c); returns how many.
+size_t memoptFoldNeutralInits(MlirOperation func);
+
+/// place-fold-neutral-inits: memoptFoldNeutralInits on each function, after shard-partition (PlaceFoldNeutralInits.c).
+extern const MemoptPassInfo memoptPlaceFoldNeutralInitsPass;
+
 /// place-to-shard: outlines each place.stage into a function on its own shard.grid with shard.shard annotations (PlaceToShard.c).
 extern const MemoptPassInfo memoptPlaceToShardPass;
 

@@ -22,8 +22,9 @@
  * What is left is views of the function's own arguments (a weight
  * seen as [hidden, heads, head size]); those are hoisted: the stage takes the
  * view as an argument of its own (the same row-major data for a reshape).
- * A generic that only fills its init becomes a linalg.fill again, so that
- * cse can merge it with the fill shard-partition makes (fillsAsNamedFills).
+ * A generic that only fills its init becomes a linalg.fill again, which
+ * place-fold-neutral-inits recognizes after shard-partition
+ * (fillsAsNamedFills).
  * Constants a linalg body reads from the function are cloned into the body:
  * upstream 22's shard-partition of a generic whose reduction loop is split
  * rebuilds the body without the function's constants, leaving those uses
@@ -149,10 +150,10 @@ static MlirValue filledValue(MlirOperation op) {
  * linalg.fill. shard-partition gives a reduction split over the devices an
  * init of its own on every device but the first: a linalg.fill of the
  * combiner's neutral element, under an scf.if on the device index. When the
- * function's init is the same fill, cse merges the two and canonicalize
- * folds the scf.if away; otherwise every other device holds both inits
- * until the function returns (a second copy of every gradient of a
- * data-parallel training step). */
+ * function's init is a fill of the same constant, place-fold-neutral-inits
+ * (PlaceFoldNeutralInits.c) drops the scf.if; otherwise every other device
+ * holds both inits until the function returns (a second copy of every
+ * gradient of a data-parallel training step). */
 static void fillsAsNamedFills(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
        op = next) {

@@ -8,6 +8,7 @@
  * "memopt-run: error:" line (preceded by MLIR's diagnostics when there are
  * any) and the tool exits 1. */
 #include "Harness.h"
+#include "Place/Place.h"
 
 #include "IR/IR.h"
 
@@ -390,11 +391,17 @@ static bool partition(Harness *harness, Variant *variant, MlirModule module, Mem
       }
   ok = ok && harnessShardPlanRead(module, &entry, variant->ranks, &variant->plan, error);
   harnessEntryDestroy(&entry);
-  /* cse and canonicalize fold the scf.if shard-partition puts around a split
-   * reduction's init when the init is already a fill of its neutral element
-   * (place-to-shard's fills): else every rank but the first holds both. */
-  return ok && harnessRunPipeline(
-                   module, "builtin.module(func.func(shard-partition, cse, canonicalize))", error);
+  if (!ok || !harnessRunPipeline(module, "builtin.module(func.func(shard-partition))", error))
+    return false;
+  /* Drop the second init shard-partition gives a split reduction on every
+   * rank but the first when the program's init already is a fill of its
+   * neutral element (place-fold-neutral-inits): else those ranks hold both. */
+  MlirBlock body = mlirModuleGetBody(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "func.func"))
+      memoptFoldNeutralInits(op);
+  return true;
 }
 
 /* Parses, wraps and lowers the variant's model text into `llvmPath`. */
