@@ -4,8 +4,9 @@
 // activations (split along the batch over the data axis), and removes the
 // place ops. Each stage is first normalized by upstream's
 // linalg-generalize-named-ops (with elementwise fusion and canonicalize), so
-// the fill and the matmul arrive as linalg.generic ops, with the constants
-// they read inside their bodies. The results are annotated too: the batch
+// the matmul arrives as a linalg.generic; the fill it starts from is made a
+// linalg.fill again (place-fold-neutral-inits recognizes it after
+// shard-partition). The results are annotated too: the batch
 // over the data axis, and the matmul's columns, which Megatron's column split
 // leaves split, over the tensor axis. Upstream sharding-propagation, shard-partition and
 // convert-shard-to-mpi accept the result: stage 0's per-device matmul is
@@ -21,10 +22,8 @@
 // CHECK-DAG: %[[X:.*]] = shard.shard %arg0 to %[[SX]] annotate_for_users : tensor<8x16xf32>
 // CHECK-DAG: %[[SW:.*]] = shard.sharding @mlp_stage0_grid split_axes = {{\[}}[], [1]] : !shard.sharding
 // CHECK-DAG: %[[W:.*]] = shard.shard %arg1 to %[[SW]] annotate_for_users : tensor<16x32xf32>
-// CHECK: %[[FILL:.*]] = linalg.generic {{.*}} outs(
-// CHECK-NEXT: ^bb0(
-// CHECK-NEXT: %[[CST:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: linalg.yield %[[CST]] : f32
+// CHECK: %[[CST:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[CST]] : f32) outs(
 // CHECK: %[[M:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : {{.*}}) outs(%[[FILL]] :
 // CHECK: %[[SM:.*]] = shard.sharding @mlp_stage0_grid split_axes = {{\[}}[0], [1]] : !shard.sharding
 // CHECK-NEXT: %[[R:.*]] = shard.shard %[[M]] to %[[SM]] : tensor<8x32xf32>
