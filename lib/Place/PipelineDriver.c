@@ -5,6 +5,10 @@
  *   1. receives the values it takes from earlier stages (mpi.recv into a
  *      memref.alloc, read as a tensor with bufferization.to_tensor restrict
  *      writable), ordered by the sending stage, then by its result;
+ *      upstream's MPIToLLVM transfers as many elements as a buffer's first
+ *      dimension holds, so tensors of rank 2 and more travel flattened
+ *      (tensor.collapse_shape before the send, expand_shape after the
+ *      receive);
  *   2. calls `@<function>_stage<s>` (with the views normalization applied to
  *      its arguments and results, the recipe place-to-shard hands over);
  *   3. sends each result later stages take (bufferization.to_buffer, then
@@ -150,16 +154,52 @@ static void buildTransfer(const Driver *driver, const MemoptBuilder *builder, co
   memoptBuildOp(builder, opName, operands, 4, NULL, 0, NULL, 0);
 }
 
-/* The memref a tensor of `type` is sent from or received into. */
+/* The tensor type a value of `type` travels as: upstream's MPIToLLVM sends
+ * and receives as many elements as the buffer's first dimension holds, so
+ * a tensor of rank 2 or more travels flattened to one dimension. */
+static MlirType travelType(MlirType type) {
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  if (rank < 2)
+    return type;
+  int64_t elements = mlirShapedTypeGetDimSize(type, 0);
+  for (intptr_t d = 1; d < rank; ++d)
+    elements *= mlirShapedTypeGetDimSize(type, d);
+  return mlirRankedTensorTypeGet(1, &elements, mlirShapedTypeGetElementType(type),
+                                 mlirAttributeGetNull());
+}
+
+/* The memref a tensor of (travel) type `type` is sent from or received into. */
 static MlirType bufferType(MlirType type) {
   intptr_t rank = mlirShapedTypeGetRank(type);
-  int64_t *shape = memoptAllocateZeroed((size_t)rank + 1, sizeof *shape);
-  for (intptr_t d = 0; d < rank; ++d)
-    shape[d] = mlirShapedTypeGetDimSize(type, d);
-  MlirType memref = mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(type), rank, shape,
-                                                mlirAttributeGetNull());
+  int64_t extent = rank == 1 ? mlirShapedTypeGetDimSize(type, 0) : 0;
+  return mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(type), rank, &extent,
+                                     mlirAttributeGetNull());
+}
+
+/* `tensor.collapse_shape` of `value` to one dimension (`collapse`), or
+ * `tensor.expand_shape` of the one-dimensional `value` to `type`. */
+static MlirValue buildFlatReshape(const Driver *driver, const MemoptBuilder *builder, MlirValue value,
+                                  MlirType type, bool collapse) {
+  MlirContext context = contextOf(driver);
+  MlirType shaped = collapse ? mlirValueGetType(value) : type;
+  intptr_t rank = mlirShapedTypeGetRank(shaped);
+  MlirAttribute *dims = memoptAllocateZeroed((size_t)rank, sizeof *dims);
+  int64_t *shape = memoptAllocateZeroed((size_t)rank, sizeof *shape);
+  for (intptr_t d = 0; d < rank; ++d) {
+    dims[d] = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), d);
+    shape[d] = mlirShapedTypeGetDimSize(shaped, d);
+  }
+  MlirAttribute group = mlirArrayAttrGet(context, rank, dims);
+  MlirNamedAttribute attributes[] = {
+      memoptNamedAttribute(context, "reassociation", mlirArrayAttrGet(context, 1, &group)),
+      memoptNamedAttribute(context, "static_output_shape", mlirDenseI64ArrayGet(context, rank, shape)),
+  };
+  MlirValue reshaped =
+      collapse ? memoptBuildOneResult(builder, "tensor.collapse_shape", &value, 1, type, attributes, 1)
+               : memoptBuildOneResult(builder, "tensor.expand_shape", &value, 1, type, attributes, 2);
   free(shape);
-  return memref;
+  free(dims);
+  return reshaped;
 }
 
 /* Receives a tensor of `type` with `tag` from `rank`; returns it. */
@@ -169,20 +209,27 @@ static MlirValue buildReceive(const Driver *driver, const MemoptBuilder *builder
   int32_t noSizes[2] = {0, 0};
   MlirNamedAttribute segments = memoptNamedAttribute(context, "operandSegmentSizes",
                                                      mlirDenseI32ArrayGet(context, 2, noSizes));
+  MlirType travel = travelType(type);
   MlirValue buffer =
-      memoptBuildOneResult(builder, "memref.alloc", NULL, 0, bufferType(type), &segments, 1);
+      memoptBuildOneResult(builder, "memref.alloc", NULL, 0, bufferType(travel), &segments, 1);
   buildTransfer(driver, builder, "mpi.recv", buffer, tag, rank);
   MlirNamedAttribute flags[] = {memoptNamedAttribute(context, "restrict", mlirUnitAttrGet(context)),
                                 memoptNamedAttribute(context, "writable", mlirUnitAttrGet(context))};
-  return memoptBuildOneResult(builder, "bufferization.to_tensor", &buffer, 1, type, flags, 2);
+  MlirValue received =
+      memoptBuildOneResult(builder, "bufferization.to_tensor", &buffer, 1, travel, flags, 2);
+  return mlirTypeEqual(travel, type) ? received
+                                     : buildFlatReshape(driver, builder, received, type, false);
 }
 
 /* The buffer of tensor `value`, to send. */
 static MlirValue buildSendBuffer(const Driver *driver, const MemoptBuilder *builder, MlirValue value) {
   MlirContext context = contextOf(driver);
+  MlirType travel = travelType(mlirValueGetType(value));
+  if (!mlirTypeEqual(travel, mlirValueGetType(value)))
+    value = buildFlatReshape(driver, builder, value, travel, true);
   MlirNamedAttribute readOnly = memoptNamedAttribute(context, "read_only", mlirUnitAttrGet(context));
-  return memoptBuildOneResult(builder, "bufferization.to_buffer", &value, 1,
-                              bufferType(mlirValueGetType(value)), &readOnly, 1);
+  return memoptBuildOneResult(builder, "bufferization.to_buffer", &value, 1, bufferType(travel),
+                              &readOnly, 1);
 }
 
 /* The value the recipe of a stage gives for call result `k`: the call's
