@@ -14,8 +14,9 @@
  *   3. sends each result later stages take (bufferization.to_buffer, then
  *      mpi.send) to every rank that takes it, in rank order;
  *   4. gets the function's results: the stage that computes one sends it to
- *      every other rank, the others receive it, result by result; arguments
- *      and constants the function returns are every rank's already.
+ *      every other rank that did not receive it in step 1, those receive it,
+ *      result by result; arguments and constants the function returns are
+ *      every rank's already.
  * Every rank performs its transfers in one global order (stage-to-stage
  * transfers by sending stage, value, receiving stage; then the results by
  * index and rank), so blocking sends cannot deadlock. Each transferred value
@@ -349,13 +350,17 @@ static void buildCase(Driver *driver, intptr_t s, MlirBlock block, MlirOperation
   }
   mlirBlockDestroy(stage->recipe);
   stage->recipe = (MlirBlock){NULL};
+  /* Read before the sends add users to the call's results. */
+  MlirValue *outputs = memoptAllocateZeroed((size_t)stage->outputCount + 1, sizeof *outputs);
+  for (intptr_t k = 0; k < stage->outputCount; ++k)
+    outputs[k] = recipeOutput(stage->call, k);
   for (intptr_t k = 0; k < stage->outputCount; ++k) {
     MlirValue buffer = {NULL};
     for (intptr_t d = s + 1; d < driver->count; ++d) {
       if (!driver->takes[d][s * driver->maxOutputs + k])
         continue;
       if (mlirValueIsNull(buffer))
-        buffer = buildSendBuffer(driver, &builder, recipeOutput(stage->call, k));
+        buffer = buildSendBuffer(driver, &builder, outputs[k]);
       buildTransfer(driver, &builder, "mpi.send", buffer, driver->stageTags[s * driver->maxOutputs + k], d);
     }
   }
@@ -364,20 +369,28 @@ static void buildCase(Driver *driver, intptr_t s, MlirBlock block, MlirOperation
   for (intptr_t q = 0; q < results; ++q) {
     MlirValue value = mlirOperationGetOperand(ret, q);
     intptr_t source = driver->resultSource[q];
+    intptr_t taken = source * driver->maxOutputs + driver->resultOutput[q];
     if (source < 0) {
       yielded[q] = yieldedAsIs(driver, &builder, value, &map);
+    } else if (source != s && driver->takes[s][taken]) {
+      yielded[q] = mapGet(&map, value, driver->func, driver->body); /* received already */
     } else if (source != s) {
       yielded[q] = buildReceive(driver, &builder, mlirValueGetType(value), driver->resultTags[q], source);
     } else {
-      yielded[q] = recipeOutput(stage->call, driver->resultOutput[q]);
-      MlirValue buffer = buildSendBuffer(driver, &builder, yielded[q]);
-      for (intptr_t rank = 0; rank < driver->count; ++rank)
-        if (rank != s)
-          buildTransfer(driver, &builder, "mpi.send", buffer, driver->resultTags[q], rank);
+      yielded[q] = outputs[driver->resultOutput[q]];
+      MlirValue buffer = {NULL};
+      for (intptr_t rank = 0; rank < driver->count; ++rank) {
+        if (rank == s || driver->takes[rank][taken])
+          continue;
+        if (mlirValueIsNull(buffer))
+          buffer = buildSendBuffer(driver, &builder, yielded[q]);
+        buildTransfer(driver, &builder, "mpi.send", buffer, driver->resultTags[q], rank);
+      }
     }
   }
   memoptBuildYield(&builder, "scf.yield", yielded, results);
   free(yielded);
+  free(outputs);
   free(map.from);
   free(map.to);
 }
