@@ -110,13 +110,6 @@ static MlirValue mapGet(const ValueMap *map, MlirValue value, MlirOperation func
   return value;
 }
 
-/* One value a rank sends: output `output` of stage `source` (or, for a
- * result of the function, the result's index), with its tag. */
-typedef struct Transfer {
-  intptr_t source, output;
-  int32_t tag;
-} Transfer;
-
 /* What the driver is built from. */
 typedef struct Driver {
   MlirOperation func;
