@@ -49,7 +49,7 @@ runDriver() {
   if ! "$bin/memopt-run" "$work/forward.mlir" --entry=forward --ranks="$ranks" --timeout=600 \
       --pipeline="$pipeline" >"$work/out" 2>"$work/err"; then
     verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
-    printf '%-8s %-7s %-8s %-15s %-5s %s\n' forward "$devices" "$plan" "(driver)" "$ranks" \
+    printf '%-8s %-7s %-8s %-24s %-5s %s\n' forward "$devices" "$plan" "(driver)" "$ranks" \
       "${verdict:+outputs $verdict; }$(firstError "$work/err")"
     return
   fi
@@ -59,12 +59,12 @@ runDriver() {
     stage=$(grep -o 'stage=@[A-Za-z0-9_]*' <<<"$line" | cut -c8-)
     held=$(grep -o 'held_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
     predicted=$(grep -o 'predicted_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
-    printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' forward "$devices" "$plan" "$stage" \
-      "$ranks (pipeline)" "$verdict" "${held:--}" "${predicted:--}" "$ms"
+    printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' forward "$devices" "$plan" "$stage (driver)" \
+      "$ranks" "$verdict" "${held:--}" "${predicted:--}" "$ms"
   done
 }
 
-printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
+printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' \
   program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
@@ -106,7 +106,7 @@ for program in forward train; do
       [ "$ranks" -gt 1 ] && flags+=(--ranks="$ranks")
       if ! "$bin/memopt-run" "$placed" "${flags[@]}" >"$work/out" 2>"$work/err"; then
         verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
-        printf '%-8s %-7s %-8s %-15s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
+        printf '%-8s %-7s %-8s %-24s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
           "${verdict:+outputs $verdict; }$(firstError "$work/err")"
         continue
       fi
@@ -119,7 +119,7 @@ for program in forward train; do
         peaks=$(awk '/^inputs_bytes:|^peak_bytes:/ { held += $2 } END { print held }' "$work/out")
         ms=$(grep -m1 '^time_ms_median:' "$work/out" | awk '{print $2}')
       fi
-      printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
+      printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
         "$ranks" "$verdict" "$peaks" "$predicted" "$ms"
     done <<<"$stages"
   done
