@@ -2,7 +2,12 @@
 # Runs place-search's plans on MPI ranks (not a test). A small GPT-2
 # (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens, batch 16), its
 # forward function and its training step, is placed on 1, 2 and 4 devices
-# (place-search, then place-to-shard); every stage function then runs with
+# (place-search, then place-to-shard). A forward plan with a pipeline of
+# one-device stages runs whole: place-to-shard's pipeline driver on one MPI
+# rank per stage (memopt-run --ranks), each rank's outputs against the model
+# run on one device, one row per rank with the stage it runs. Otherwise
+# (training steps, and stages on several devices, which the driver cannot
+# run: place-to-shard{pipeline-driver=false}) every stage function runs with
 # memopt-run on as many MPI ranks as its grid has devices (--ranks; a 1x1
 # grid runs on one device), which compares each rank's slice of every result
 # with the single-device run of the stage. One row per stage: the plan
@@ -34,23 +39,57 @@ search="global-batch=16 heads=2 hbm=1073741824"
 
 firstError() { grep -m1 -o 'error: .*' "$1" | cut -c1-150; }
 
-printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' \
+# The forward program's pipeline driver on one rank per stage, compared with
+# the model before placement: one row per rank, its stage's held bytes
+# against the stage's prediction.
+runDriver() {
+  local devices=$1 plan=$2 pipeline=$3 ranks=${2%%/*}
+  if ! "$bin/memopt-run" "$work/forward.mlir" --entry=forward --ranks="$ranks" --timeout=600 \
+      --pipeline="$pipeline" >"$work/out" 2>"$work/err"; then
+    verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
+    printf '%-8s %-7s %-8s %-24s %-5s %s\n' forward "$devices" "$plan" "(driver)" "$ranks" \
+      "${verdict:+outputs $verdict; }$(firstError "$work/err")"
+    return
+  fi
+  verdict=$(grep -m1 -o '^outputs: [a-z ]*' "$work/out" | cut -c10- | sed 's/ *$//')
+  ms=$(grep -o '^rank [0-9]*: .*time_ms_median=[0-9.]*' "$work/out" | grep -o 'time_ms_median=[0-9.]*' | cut -d= -f2 | sort -g | tail -1)
+  grep '^rank [0-9]*: stage=' "$work/out" | while read -r line; do
+    stage=$(grep -o 'stage=@[A-Za-z0-9_]*' <<<"$line" | cut -c8-)
+    held=$(grep -o 'held_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
+    predicted=$(grep -o 'predicted_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
+    printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' forward "$devices" "$plan" "$stage (driver)" \
+      "$ranks" "$verdict" "${held:--}" "${predicted:--}" "$ms"
+  done
+}
+
+printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' \
   program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
   split=""
   # The training step's labels come last: data, split by batch like the tokens.
-  [ "$program" = train ] && extra=(--train) && split="{trailing-data-arguments=1}"
+  [ "$program" = train ] && extra=(--train) && split="trailing-data-arguments=1"
   "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
   for devices in 1 2 4; do
+    searched="$work/$program-$devices.searched.mlir"
     placed="$work/$program-$devices.mlir"
     report="$work/$program-$devices.json"
-    if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$placed" 2>"$work/err" \
-        --pass-pipeline="builtin.module(place-search{devices=$devices $search memory=program report=$report},place-to-shard$split)"; then
+    placement="place-search{devices=$devices $search memory=program report=$report}"
+    if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$searched" 2>"$work/err" \
+        --pass-pipeline="builtin.module($placement)"; then
       printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
       continue
     fi
     plan=$(jq -r '.plan | "\(.pipeline)/\(.tensor_parallel)/\(.data_parallel)"' "$report")
+    if [ "$program" = forward ] && [ "${plan%%/*}" -gt 1 ] && [ "${plan#*/}" = 1/1 ]; then
+      runDriver "$devices" "$plan" "builtin.module($placement,place-to-shard)"
+      continue
+    fi
+    if ! "$bin/memopt-opt" "$searched" -o "$placed" 2>"$work/err" \
+        --pass-pipeline="builtin.module(place-to-shard{pipeline-driver=false $split})"; then
+      printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
+      continue
+    fi
     # One line per stage function: its name and its grid's device count.
     stages=$(awk '/shard.grid @/ { match($0, /@[A-Za-z0-9_]+_grid/); name = substr($0, RSTART + 1, RLENGTH - 6);
                                    match($0, /shape = [0-9x]+/); split(substr($0, RSTART + 8, RLENGTH - 8), d, "x");
@@ -64,7 +103,7 @@ for program in forward train; do
       [ "$ranks" -gt 1 ] && flags+=(--ranks="$ranks")
       if ! "$bin/memopt-run" "$placed" "${flags[@]}" >"$work/out" 2>"$work/err"; then
         verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
-        printf '%-8s %-7s %-8s %-15s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
+        printf '%-8s %-7s %-8s %-24s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
           "${verdict:+outputs $verdict; }$(firstError "$work/err")"
         continue
       fi
@@ -77,7 +116,7 @@ for program in forward train; do
         peaks=$(awk '/^inputs_bytes:|^peak_bytes:/ { held += $2 } END { print held }' "$work/out")
         ms=$(grep -m1 '^time_ms_median:' "$work/out" | awk '{print $2}')
       fi
-      printf '%-8s %-7s %-8s %-15s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
+      printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
         "$ranks" "$verdict" "$peaks" "$predicted" "$ms"
     done <<<"$stages"
   done

@@ -16,6 +16,7 @@
  * shard-partition and convert-shard-to-mpi take it from there. The
  * place.cluster ops are erased: the result is pure upstream IR. */
 #include "Place/Place.h"
+#include "Place/PlaceToShard.h"
 #include "IR/Builders.h"
 #include "IR/IR.h"
 
@@ -23,7 +24,13 @@
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Bufferization.h"
+#include "mlir-c/Dialect/ControlFlow.h"
 #include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/MPI.h"
+#include "mlir-c/Dialect/MemRef.h"
+#include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Shard.h"
 #include "mlir-c/IR.h"
 
@@ -36,6 +43,9 @@ static const MemoptPassOptionInfo options[] = {
      "Leading function arguments that are data; the others are parameters", NULL, 0, 1e9},
     {"trailing-data-arguments", MemoptOptionInteger, "0",
      "Trailing function arguments that are data (a training step's labels)", NULL, 0, 1e9},
+    {"pipeline-driver", MemoptOptionBool, "true",
+     "Keep a function placed in several stages as a driver running them on MPI ranks, one "
+     "per stage (false: only the stage functions)", NULL, 0, 0},
 };
 
 /* Which arguments of the original function are data: the first `leading`
@@ -488,12 +498,32 @@ static bool annotateStage(MlirOperation outlined, const bool *parameters, int64_
   return ok;
 }
 
+/* Starts `driven`'s recipe: a block of its own holding the call of
+ * `outlined` on `arguments` (values of the original function); its results
+ * stand for `stage`'s outputs. Returns the call. */
+static MlirOperation recipeCall(MemoptPipelineStage *driven, MlirOperation outlined,
+                                MlirOperation stage, const MlirValue *arguments, intptr_t count,
+                                const MlirType *resultTypes, intptr_t results) {
+  MlirContext context = mlirOperationGetContext(outlined);
+  driven->recipe = mlirBlockCreate(0, NULL, NULL);
+  driven->outputs = memoptPipelineStageOutputs(stage, &driven->outputCount);
+  MlirStringRef name = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(outlined, mlirSymbolTableGetSymbolAttributeName()));
+  MlirNamedAttribute callee =
+      memoptNamedAttribute(context, "callee", mlirFlatSymbolRefAttrGet(context, name));
+  MemoptBuilder builder = memoptBuilderAtEnd(driven->recipe, mlirOperationGetLocation(stage));
+  driven->call = memoptBuildOp(&builder, "func.call", arguments, count, resultTypes, results,
+                               &callee, 1);
+  return driven->call;
+}
+
 /* Outlines one stage into a function after `*after` (then the new function).
  * The function and its grid are named `<function>_stage<index>` and
  * `<function>_stage<index>_grid`, renamed by the symbol table (a `_N`
  * suffix) when another symbol has the name already. */
 static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
-                       MlirOperation stage, DataArguments dataArguments, MlirOperation *after) {
+                       MlirOperation stage, DataArguments dataArguments, MlirOperation *after,
+                       MemoptPipelineStage *driven) {
   MlirContext context = mlirOperationGetContext(stage);
   MlirLocation location = mlirOperationGetLocation(stage);
   MlirStringRef funcName =
@@ -608,7 +638,10 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   for (intptr_t k = 0; k < arguments; ++k)
     parameters[k] = isParameter(captures.values[k], func, dataArguments);
   MemoptStringBuffer message = memoptStringBufferCreate();
-  bool ok = mlirLogicalResultIsSuccess(memoptShardNormalize(outlined, &parameters, &message));
+  MlirOperation call = {NULL};
+  if (driven)
+    call = recipeCall(driven, outlined, stage, captures.values, arguments, resultTypes, results);
+  bool ok = mlirLogicalResultIsSuccess(memoptShardNormalize(outlined, call, &parameters, &message));
   if (!ok)
     memoptEmitOpDiagnostic(stage, MlirDiagnosticError,
                            "place-to-shard: normalizing this stage for upstream sharding failed: %s",
@@ -627,93 +660,37 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   return ok;
 }
 
-/* True when `func` holds place.stage ops in its body. */
-static bool holdsStages(MlirOperation func) {
-  if (!memoptOperationIsA(func, "func.func"))
-    return false;
+/* Outlines every stage of `func`, then replaces `func` by the pipeline
+ * driver (when `driven` and it has several stages) or removes it. */
+static bool lowerStagedFunction(MlirOperation module, MlirSymbolTable symbols, MlirOperation func,
+                                DataArguments dataArguments, bool driven) {
+  intptr_t count = memoptPlaceStageCount(func);
+  MemoptPipelineStage *stages =
+      driven && count > 1 ? memoptAllocateZeroed((size_t)count, sizeof *stages) : NULL;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    if (memoptOperationIsA(op, "place.stage"))
-      return true;
-  return false;
-}
-
-/* What the checks before lowering share: the functions that hold stages
- * (all removed), and whether an error was reported. */
-typedef struct StageCheck {
-  MlirOperation *staged;
-  size_t count, capacity;
-  bool failed;
-} StageCheck;
-
-/* Reports a place.stage that is not directly in a function body (its
- * function would not be outlined around it), and an op that refers to a
- * function about to be removed. */
-static MlirWalkResult checkNestingAndUses(MlirOperation op, void *userData) {
-  StageCheck *check = userData;
-  if (memoptOperationIsA(op, "place.stage")) {
-    MlirOperation parent = mlirOperationGetParentOperation(op);
-    if (!memoptOperationIsA(parent, "func.func")) {
-      MlirStringRef parentName = mlirIdentifierStr(mlirOperationGetName(parent));
-      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
-                             "place-to-shard: a place.stage must be directly in a function "
-                             "body, this one is in '%.*s'",
-                             (int)parentName.length, parentName.data);
-      check->failed = true;
-    }
-  }
-  for (intptr_t a = 0; a < mlirOperationGetNumAttributes(op); ++a) {
-    MlirAttribute attr = mlirOperationGetAttribute(op, a).attribute;
-    if (!mlirAttributeIsAFlatSymbolRef(attr))
-      continue;
-    MlirStringRef target = mlirFlatSymbolRefAttrGetValue(attr);
-    for (size_t f = 0; f < check->count; ++f) {
-      MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
-          check->staged[f], mlirSymbolTableGetSymbolAttributeName()));
-      if (!mlirStringRefEqual(name, target) || memoptOperationIsInside(op, check->staged[f]))
-        continue;
-      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
-                             "place-to-shard: refers to @%.*s, which holds place.stage ops: its "
-                             "stages become functions of their own and it is removed",
-                             (int)name.length, name.data);
-      check->failed = true;
-    }
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* Checks a function that holds stages: every stage holds ops, and nothing
- * but stages, constants (cloned into the stages that use them), the casts
- * that unpack a stage's packed results and the return is outside them,
- * since the function is removed. */
-static bool checkStagedFunction(MlirOperation func) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirOperation after = func;
   bool ok = true;
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (memoptOperationIsA(op, "place.stage")) {
-      /* Stages with empty bodies describe layers the IR does not hold. */
-      MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-      if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
-        memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
-                             "place-to-shard: this stage holds no ops: place-search describes "
-                             "stages by layer range when one layer stands for many (layers=N)");
-        ok = false;
-      }
-    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return") &&
-               !memoptPlaceIsStageUnpack(op)) {
-      MlirStringRef funcName = mlirStringAttrGetValue(
-          mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
-      memoptEmitOpDiagnostic(op, MlirDiagnosticError,
-                             "place-to-shard: op outside every place.stage of @%.*s: the stages "
-                             "become functions of their own and @%.*s is removed, so it would be "
-                             "lost; put it in a stage",
-                             (int)funcName.length, funcName.data, (int)funcName.length,
-                             funcName.data);
-      ok = false;
-    }
+  intptr_t index = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "place.stage"))
+      ok = lowerStage(module, symbols, func, op, dataArguments, &after,
+                      stages ? &stages[index++] : NULL);
+  MlirOperation driver = {NULL};
+  if (ok && stages) {
+    driver = memoptPipelineDriverBuild(func, stages, count);
+    ok = !mlirOperationIsNull(driver);
   }
+  /* Its stages now stand alone: nothing else in it computed anything. */
+  if (ok)
+    mlirSymbolTableErase(symbols, func);
+  if (!mlirOperationIsNull(driver)) {
+    mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(after), after, driver);
+    mlirSymbolTableInsert(symbols, driver);
+  }
+  for (intptr_t s = 0; stages && s < count; ++s)
+    memoptPipelineStageDestroy(&stages[s]);
+  free(stages);
   return ok;
 }
 
@@ -725,18 +702,9 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
       (intptr_t)memoptPassOptionsGetInteger(passOptions, "data-arguments"),
       (intptr_t)memoptPassOptionsGetInteger(passOptions, "trailing-data-arguments")};
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  bool driven = memoptPassOptionsGetBool(passOptions, "pipeline-driver");
   /* Check everything before changing anything. */
-  StageCheck check = {NULL, 0, 0, false};
-  for (MlirOperation op = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (holdsStages(op)) {
-      check.failed |= !checkStagedFunction(op);
-      check.staged = memoptGrowArray(check.staged, &check.capacity, check.count + 1, sizeof *check.staged);
-      check.staged[check.count++] = op;
-    }
-  mlirOperationWalk(module, checkNestingAndUses, &check, MlirWalkPreOrder);
-  free(check.staged);
-  if (check.failed)
+  if (!memoptPlaceToShardCheck(module, driven))
     return mlirLogicalResultFailure();
   /* Lowered on a copy, which replaces the module's body only when every
    * stage was sharded: an error leaves the module as it was. */
@@ -748,16 +716,8 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
     MlirOperation next = mlirOperationGetNextInBlock(func);
     if (memoptOperationIsA(func, "place.cluster")) {
       mlirSymbolTableErase(symbols, func);
-    } else if (holdsStages(func)) {
-      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-      MlirOperation after = func;
-      for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
-           op = mlirOperationGetNextInBlock(op))
-        if (memoptOperationIsA(op, "place.stage"))
-          ok = lowerStage(copy, symbols, func, op, dataArguments, &after);
-      /* Its stages now stand alone: nothing else in it computed anything. */
-      if (ok)
-        mlirSymbolTableErase(symbols, func);
+    } else if (memoptPlaceHoldsStages(func)) {
+      ok = lowerStagedFunction(copy, symbols, func, dataArguments, driven);
     }
     func = next;
   }
@@ -779,9 +739,13 @@ static MlirLogicalResult runPlaceToShard(MlirOperation module, const MemoptPassO
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
-/* func for the outlined stages and calls, shard for the annotations. */
-static MlirDialectHandle (*const placeToShardDialects[])(void) = {mlirGetDialectHandle__func__,
-                                                                   mlirGetDialectHandle__shard__};
+/* func for the outlined stages and calls, shard for the annotations; the
+ * pipeline driver's mpi, scf, memref, bufferization, arith and cf. */
+static MlirDialectHandle (*const placeToShardDialects[])(void) = {
+    mlirGetDialectHandle__func__,   mlirGetDialectHandle__shard__, mlirGetDialectHandle__mpi__,
+    mlirGetDialectHandle__scf__,    mlirGetDialectHandle__memref__,
+    mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__arith__,
+    mlirGetDialectHandle__cf__};
 
 const MemoptPassInfo memoptPlaceToShardPass = {
     .argument = "place-to-shard",

@@ -28,7 +28,10 @@
  * Constants a linalg body reads from the function are cloned into the body:
  * upstream 22's shard-partition of a generic whose reduction loop is split
  * rebuilds the body without the function's constants, leaving those uses
- * dangling (a crash in the verifier). */
+ * dangling (a crash in the verifier). A call of the stage (place-to-shard's
+ * pipeline driver) is kept in step: each hoisted view is applied to the
+ * call's operand, and each returned view, replaced by its source, is applied
+ * to the call's result. */
 #include "Place/Place.h"
 #include "IR/IR.h"
 #include "IR/Builders.h"
@@ -268,7 +271,74 @@ static bool copyReshapesPerUse(MlirBlock body) {
   return copied;
 }
 
-MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
+/* Keeps `call` (a func.call of the function being normalized, or a null op)
+ * calling it the same way after argument `argument` got the hoisted view
+ * `view` as a new last argument: a copy of the view of the call's operand,
+ * right before the call, becomes the call's last operand; when `erased`, the
+ * argument itself was erased and its operand goes. */
+static void hoistAtCall(MlirOperation call, MlirOperation view, intptr_t argument, bool erased) {
+  if (mlirOperationIsNull(call))
+    return;
+  MlirOperation copy = mlirOperationClone(view);
+  mlirOperationSetOperand(copy, 0, mlirOperationGetOperand(call, argument));
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(call), call, copy);
+  intptr_t count = mlirOperationGetNumOperands(call);
+  MlirValue *operands = memoptAllocateZeroed((size_t)count + 1, sizeof *operands);
+  intptr_t kept = 0;
+  for (intptr_t k = 0; k < count; ++k)
+    if (!erased || k != argument)
+      operands[kept++] = mlirOperationGetOperand(call, k);
+  operands[kept++] = mlirOperationGetResult(copy, 0);
+  mlirOperationSetOperands(call, kept, operands);
+  free(operands);
+}
+
+/* Copies (detached) of the views `func` returns, one per result, null where
+ * a result is not a view memoptShardReturnViewSources replaces by its source. */
+static MlirOperation *copyReturnedViews(MlirOperation func) {
+  MlirOperation ret = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
+  intptr_t results = mlirOperationGetNumOperands(ret);
+  MlirOperation *views = memoptAllocateZeroed((size_t)results + 1, sizeof *views);
+  for (intptr_t r = 0; r < results; ++r) {
+    MlirValue value = mlirOperationGetOperand(ret, r);
+    if (!mlirValueIsAOpResult(value))
+      continue;
+    MlirOperation view = mlirOpResultGetOwner(value);
+    if ((memoptOperationIsA(view, "tensor.collapse_shape") ||
+         memoptOperationIsA(view, "tensor.expand_shape")) &&
+        mlirOperationGetNumOperands(view) == 1)
+      views[r] = mlirOperationClone(view);
+  }
+  return views;
+}
+
+/* Keeps `call` (or a null op) giving its users what `func` returned before
+ * memoptShardReturnViewSources: each call result gets its type from the
+ * function, and where `views` (copyReturnedViews, consumed) holds the
+ * function's former view of it, that view right after the call, which the
+ * result's users read instead. */
+static void reviewAtCall(MlirOperation call, MlirOperation func, MlirOperation *views) {
+  MlirType type = mlirTypeAttrGetValue(
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("function_type")));
+  MlirOperation after = call;
+  for (intptr_t r = 0; r < mlirFunctionTypeGetNumResults(type); ++r) {
+    if (mlirOperationIsNull(views[r]))
+      continue;
+    if (mlirOperationIsNull(call)) {
+      mlirOperationDestroy(views[r]);
+      continue;
+    }
+    MlirValue result = mlirOperationGetResult(call, r);
+    mlirValueSetType(result, mlirFunctionTypeGetResult(type, r));
+    mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(call), after, views[r]);
+    mlirOperationSetOperand(views[r], 0, result);
+    memoptValueReplaceUsesByScope(result, mlirOperationGetResult(views[r], 0), views[r], false);
+    after = views[r];
+  }
+  free(views);
+}
+
+MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, bool **parameters,
                                        MemoptStringBuffer *message) {
   /* Concats and block inserts first: the pipeline then folds their reshapes
    * away. */
@@ -310,14 +380,18 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, bool **parameters,
     MlirValue hoisted =
         mlirBlockAddArgument(body, mlirValueGetType(result), mlirOperationGetLocation(view));
     mlirValueReplaceAllUsesOfWith(result, hoisted);
+    bool erased = memoptValueHasOneUse(mlirOperationGetOperand(view, 0));
+    hoistAtCall(call, view, argument, erased);
     mlirOperationDestroy(view);
-    if (mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, argument)))) {
+    if (erased) {
       mlirBlockEraseArgument(body, (unsigned)argument);
       for (intptr_t k = argument; k < count; ++k)
         (*parameters)[k] = (*parameters)[k + 1];
     }
   }
+  MlirOperation *views = copyReturnedViews(func);
   memoptShardReturnViewSources(func);
+  reviewAtCall(call, func, views);
   updateFunctionType(func);
   fillsAsNamedFills(body);
   sinkConstants(func);

@@ -112,7 +112,8 @@ typedef struct HarnessWrapperSpec {
   long long dim;      /* -1: dynamic dimensions are an error */
   bool printOutputs;
   /* Not NULL: the entry is partitioned by this plan; the wrapper starts and
-   * ends MPI, and each rank generates its slice of the global inputs. */
+   * ends MPI, and each rank generates its slice of the global inputs (the
+   * whole inputs for a pipeline driver, whose plan has no grid). */
   const struct HarnessShardPlan *shards;
 } HarnessWrapperSpec;
 
@@ -317,6 +318,15 @@ typedef struct HarnessShardPlan {
   HarnessShardedValue *results;
   size_t resultCount;
   int64_t predictedBytes; /* the entry's place.memory_bytes_per_device; -1 when it has none */
+  /* A pipeline driver (harnessPipelinePlanRead): its stage count (0: the
+   * entry is not one; `gridName` is then NULL and nothing is split), and per
+   * rank the stage function it calls, that function's
+   * place.memory_bytes_per_device (-1: none) and the bytes of the entry's
+   * arguments its case reads. */
+  int64_t pipelineStages;
+  char **stageNames;
+  int64_t *stagePredictedBytes;
+  int64_t *stageInputBytes;
 } HarnessShardPlan;
 
 /// Reads the plan from `entry` after sharding-propagation: the one grid its
@@ -359,6 +369,20 @@ double harnessSliceMaxRelativeError(const double *reference, const int64_t *glob
                                     double *scale);
 
 /*===------------------------------------------------------------------===*
+ * A pipeline driver on MPI ranks (Pipeline.c)
+ *===------------------------------------------------------------------===*/
+
+/// Returns the number of stages `function` drives (its place.pipeline_stages), 0 when it is no pipeline driver.
+int64_t harnessPipelineStages(MlirOperation function);
+
+/// Reads the plan of a pipeline driver `entry`: one rank per stage (false with the error at the entry when `ranks` differs), every argument and result whole on every rank, and per rank its stage, that stage's prediction and the bytes of the arguments it reads. Release with harnessShardPlanDestroy.
+bool harnessPipelinePlanRead(MlirModule module, const HarnessEntry *entry, long long ranks,
+                             HarnessShardPlan *plan, MemoptStringBuffer *error);
+
+/// Rewrites the pipeline driver `entry` into the program one process runs: its cases in rank order, each received tensor replaced by the one sent with its tag, no mpi op left; false with `error` when the driver is not as place-to-shard emits it.
+bool harnessPipelineSequential(const HarnessEntry *entry, MemoptStringBuffer *error);
+
+/*===------------------------------------------------------------------===*
  * One invocation and its variants
  *===------------------------------------------------------------------===*/
 
@@ -384,7 +408,7 @@ typedef struct Variant {
   HarnessMeasurement measurement;
   /* --ranks: the reference drops the shard annotations; the ranked variant
    * is partitioned by `plan` and measured once per rank. */
-  bool stripShards;
+  bool stripShards;      /* and a pipeline driver's stages run in sequence */
   long long ranks;
   HarnessShardPlan plan;
   HarnessMeasurement *rankMeasurements;

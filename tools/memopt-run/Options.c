@@ -39,8 +39,8 @@ static const OptionInfo optionTable[] = {
      "stop a lowering or a program run that takes longer (default: no limit)"},
     {"print-outputs", FlagOption, NULL, "print the values of every result"},
     {"ranks", IntegerOption, "N",
-     "partition the model's shard ops over N MPI ranks, run it with MPICH and compare every "
-     "rank's results with the single-device run"},
+     "partition the model's shard ops over N MPI ranks (or run a pipeline driver, one stage "
+     "per rank), run it with MPICH and compare every rank's results with the single-device run"},
     {"mpirun", StringOption, "PATH", "with --ranks: MPICH's launcher (default: mpirun.mpich on PATH)"},
     {"mpi-library", StringOption, "PATH",
      "with --ranks: MPICH's shared library (default: the libmpich.so found at build time)"},

@@ -319,6 +319,11 @@ void harnessShardPlanDestroy(HarnessShardPlan *plan) {
     }
     free(lists[l]);
   }
+  for (int64_t r = 0; plan->stageNames && r < plan->pipelineStages; ++r)
+    free(plan->stageNames[r]);
+  free(plan->stageNames);
+  free(plan->stagePredictedBytes);
+  free(plan->stageInputBytes);
   free(plan->gridName);
   free(plan->gridShape);
   memset(plan, 0, sizeof *plan);

@@ -195,10 +195,20 @@ bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const V
   MemoptStringBuffer out = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&out, "entry: %s\n", ranked->entryName);
   memoptStringBufferAppendFormat(&out, "ranks: %lld\n", ranked->ranks);
-  memoptStringBufferAppendFormat(&out, "grid: @%s ", plan->gridName);
-  for (intptr_t a = 0; a < plan->gridRank; ++a)
-    memoptStringBufferAppendFormat(&out, "%s%lld", a ? "x" : "", (long long)plan->gridShape[a]);
-  memoptStringBufferAppendFormat(&out, "\nruns: %zu\n", single->runCount);
+  if (plan->pipelineStages > 0) {
+    memoptStringBufferAppendFormat(&out, "pipeline: %lld stages, one per rank\n",
+                                   (long long)plan->pipelineStages);
+    memoptStringBufferAppendFormat(&out, "reference: %s\n",
+                                   ranked->pipeline && !unsharded->pipeline
+                                       ? "the model before --pipeline"
+                                       : "the driver's stages in sequence on one process");
+  } else {
+    memoptStringBufferAppendFormat(&out, "grid: @%s ", plan->gridName);
+    for (intptr_t a = 0; a < plan->gridRank; ++a)
+      memoptStringBufferAppendFormat(&out, "%s%lld", a ? "x" : "", (long long)plan->gridShape[a]);
+    memoptStringBufferAppendCString(&out, "\n");
+  }
+  memoptStringBufferAppendFormat(&out, "runs: %zu\n", single->runCount);
   memoptStringBufferAppendFormat(&out,
                                  "single-device: inputs_bytes=%lld peak_bytes=%lld "
                                  "allocations_per_run=%lld time_ms_median=%.6f cpu_ms_median=%.6f\n",
@@ -210,15 +220,24 @@ bool harnessPrintRanks(const Harness *harness, const Variant *unsharded, const V
   for (long long r = 0; r < ranked->ranks; ++r) {
     const HarnessMeasurement *m = &ranked->rankMeasurements[r];
     int64_t held = m->runs[0].liveBeforeBytes + harnessPeakBytes(m);
-    memoptStringBufferAppendFormat(&out, "rank %lld: inputs_bytes=%lld peak_bytes=%lld ", r,
+    int64_t predicted = plan->predictedBytes;
+    memoptStringBufferAppendFormat(&out, "rank %lld: ", r);
+    if (plan->pipelineStages > 0) {
+      /* Every rank generates every input; its stage reads only some. */
+      memoptStringBufferAppendFormat(&out, "stage=@%s stage_inputs_bytes=%lld ", plan->stageNames[r],
+                                     (long long)plan->stageInputBytes[r]);
+      held = plan->stageInputBytes[r] + harnessPeakBytes(m);
+      predicted = plan->stagePredictedBytes[r];
+    }
+    memoptStringBufferAppendFormat(&out, "inputs_bytes=%lld peak_bytes=%lld ",
                                    (long long)m->runs[0].liveBeforeBytes,
                                    (long long)harnessPeakBytes(m));
     /* What the rank holds at its peak (its inputs and what the call
      * allocates) against place-search's memory per device. */
-    if (plan->predictedBytes >= 0) {
+    if (predicted >= 0) {
       memoptStringBufferAppendFormat(&out, "held_bytes=%lld predicted_bytes=%lld predicted/held=",
-                                     (long long)held, (long long)plan->predictedBytes);
-      appendRatio(&out, (double)held, (double)plan->predictedBytes);
+                                     (long long)held, (long long)predicted);
+      appendRatio(&out, (double)held, (double)predicted);
       memoptStringBufferAppendCString(&out, " ");
     }
     memoptStringBufferAppendFormat(&out,

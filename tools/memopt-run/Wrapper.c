@@ -417,7 +417,7 @@ static char *generateWrapperText(const HarnessEntry *entry, const char *wrapperN
   appendSymbol(&out, entry->name);
   appendFunctionType(&out, entry);
   memoptStringBufferAppendCString(&out, "\n");
-  if (plan) {
+  if (plan && plan->gridName) {
     memoptStringBufferAppendCString(&out, "  // Stands for the model's grid while parsing.\n  shard.grid ");
     appendSymbol(&out, plan->gridName);
     memoptStringBufferAppendCString(&out, "(shape = ");
@@ -427,9 +427,12 @@ static char *generateWrapperText(const HarnessEntry *entry, const char *wrapperN
   }
   appendRuntimeDeclarations(&out, entry, spec->printOutputs);
   memoptStringBufferAppendFormat(&out, "  func.func @%s() {\n", wrapperName);
-  if (plan) {
+  if (plan)
+    memoptStringBufferAppendCString(&out, "    %mpi_init = mpi.init : !mpi.retval\n");
+  /* A pipeline driver's inputs are whole on every rank: no slices. */
+  if (plan && plan->gridName) {
     /* The rank's place in the grid, as convert-shard-to-mpi computes it. */
-    memoptStringBufferAppendCString(&out, "    %mpi_init = mpi.init : !mpi.retval\n    %coord");
+    memoptStringBufferAppendCString(&out, "    %coord");
     if (plan->gridRank > 1)
       memoptStringBufferAppendFormat(&out, ":%zd", plan->gridRank);
     memoptStringBufferAppendCString(&out, " = shard.process_multi_index on ");

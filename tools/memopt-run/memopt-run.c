@@ -375,12 +375,20 @@ static void destroyVariant(Variant *variant) {
  * sharding-propagation and shard-partition, keeping in `variant->plan` the
  * slices of its arguments and results. */
 static bool partition(Harness *harness, Variant *variant, MlirModule module, MemoptStringBuffer *error) {
-  if (!harnessRunPipeline(module, "builtin.module(func.func(sharding-propagation))", error))
-    return false;
   HarnessEntry entry;
   if (!harnessEntryFind(module, harness->options.entry, &entry, error))
     return false;
-  bool ok = true;
+  /* A pipeline driver is not partitioned: each rank runs its stage whole. */
+  bool pipeline = harnessPipelineStages(entry.function) > 0;
+  bool ok = !pipeline || harnessPipelinePlanRead(module, &entry, variant->ranks, &variant->plan, error);
+  harnessEntryDestroy(&entry);
+  if (pipeline)
+    return ok;
+  if (!harnessRunPipeline(module, "builtin.module(func.func(sharding-propagation))", error))
+    return false;
+  if (!harnessEntryFind(module, harness->options.entry, &entry, error))
+    return false;
+  ok = true;
   for (size_t i = 0; ok && i < entry.argumentCount; ++i)
     for (intptr_t d = 0; ok && entry.arguments[i].isTensor && d < entry.arguments[i].rank; ++d)
       if (entry.arguments[i].shape[d] == mlirShapedTypeGetDynamicSize()) {
@@ -424,6 +432,9 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
   if (!harnessEntryFind(module, harness->options.entry, &entry, error))
     goto done;
   if (variant->ranks && !harnessShardPlanCheckPartitioned(&variant->plan, &entry, error))
+    goto done;
+  if (variant->stripShards && harnessPipelineStages(entry.function) > 0 &&
+      !harnessPipelineSequential(&entry, error))
     goto done;
   rememberEntry(variant, &entry);
   /* On ranks, the outputs are compared element by element: print them. */
@@ -551,8 +562,22 @@ static int runRanks(Harness *harness) {
   int status = 1;
   char *mpirun = findExecutable(options->mpirun, "mpirun.mpich", &error);
   const char *library = mpirun ? findMpiLibrary(options->mpiLibrary, &error) : NULL;
-  if (library && prepareVariant(harness, &ranked, &error) &&
-      prepareVariant(harness, &reference, &error) && execute(harness, &reference, &error) &&
+  bool ok = library && prepareVariant(harness, &ranked, &error);
+  /* A pipeline --pipeline placed has a reference independent of the
+   * driver: the model before --pipeline, on the same inputs. */
+  bool pipeline = ok && ranked.plan.pipelineStages > 0;
+  if (pipeline && options->pipeline)
+    reference.pipeline = NULL;
+  ok = ok && prepareVariant(harness, &reference, &error);
+  if (ok && pipeline && strcmp(reference.signature, ranked.signature) != 0) {
+    memoptStringBufferAppendFormat(&error,
+                                   "the pipeline driver @%s has type %s, the single-device "
+                                   "reference @%s has %s: they cannot run on the same inputs",
+                                   ranked.entryName, ranked.signature, reference.entryName,
+                                   reference.signature);
+    ok = false;
+  }
+  if (ok && execute(harness, &reference, &error) &&
       executeRanks(harness, &ranked, mpirun, library, &error))
     status = harnessPrintRanks(harness, &reference, &ranked) ? 0 : 1;
   if (error.length)

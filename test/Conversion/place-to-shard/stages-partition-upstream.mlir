@@ -11,7 +11,10 @@
 // leaves split, over the tensor axis. Upstream sharding-propagation, shard-partition and
 // convert-shard-to-mpi accept the result: stage 0's per-device matmul is
 // (8/2)x16 times 16x(32/2), stage 1 (tensor-parallel 1) splits only the batch.
-// RUN: memopt-opt %s --pass-pipeline="builtin.module(place-to-shard)" > %t.mlir
+// Stages of several devices in a pipeline have no driver
+// (pipeline-driver-of-multi-device-stages-is-a-located-error.mlir):
+// pipeline-driver=false outlines them alone.
+// RUN: memopt-opt %s --pass-pipeline="builtin.module(place-to-shard{pipeline-driver=false})" > %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: mlir-opt %t.mlir --pass-pipeline="builtin.module(func.func(sharding-propagation,shard-partition),convert-shard-to-mpi)" | FileCheck %s --check-prefix=SPMD
 
