@@ -58,7 +58,8 @@ static MlirAttribute filledConstant(MlirValue value) {
 /* The value the only op of `region`'s block, an scf.yield of one value, yields. */
 static MlirValue yieldedValue(MlirRegion region) {
   MlirBlock block = mlirRegionGetFirstBlock(region);
-  MlirOperation yield = mlirBlockIsNull(block) ? (MlirOperation){NULL} : mlirBlockGetTerminator(block);
+  MlirOperation yield =
+      mlirBlockIsNull(block) ? (MlirOperation){NULL} : mlirBlockGetTerminator(block);
   if (mlirOperationIsNull(yield) || mlirOperationGetNumOperands(yield) != 1)
     return (MlirValue){NULL};
   return mlirOperationGetOperand(yield, 0);

@@ -136,8 +136,8 @@ static bool bufferCarriesBatch(MlirValue value, const BatchMap *batch, int depth
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation user = mlirOpOperandGetOwner(use);
     intptr_t inits = mlirOperationGetNumResults(user);
-    intptr_t init = (intptr_t)mlirOpOperandGetOperandNumber(use) -
-                    (mlirOperationGetNumOperands(user) - inits);
+    intptr_t init =
+        (intptr_t)mlirOpOperandGetOperandNumber(use) - (mlirOperationGetNumOperands(user) - inits);
     if (memoptOperationIsInDialect(user, "linalg")) {
       if (init >= 0 && init < inits &&
           bufferCarriesBatch(mlirOperationGetResult(user, init), batch, depth - 1))
@@ -175,7 +175,8 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a) {
     MlirValue argument = mlirBlockGetArgument(body, a);
     uint64_t bytes;
-    if ((size_t)a >= dataArguments || !memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes))
+    if ((size_t)a >= dataArguments ||
+        !memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes))
       continue;
     memory->dataBytesPerSample += (double)bytes / irBatch;
     if (rankOf(argument) > 0)
@@ -196,10 +197,10 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   for (size_t b = 0; b < memoptMemoryProfileGetNumBuffers(profile); ++b) {
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
     MlirOperation owner = memoptOperationAncestorInBlock(info.op, body);
-    bool perSample = bufferCarriesBatch(info.value, &batch, initChainDepth) ||
-                     (info.nested && !mlirOperationIsNull(owner) &&
-                      mlirOperationGetNumResults(owner) > 0 &&
-                      batchDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
+    bool perSample =
+        bufferCarriesBatch(info.value, &batch, initChainDepth) ||
+        (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
+         batchDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
     double bytes = allocatedBytes(&info);
     double *into = perSample ? memory->perSampleBytes : memory->fixedBytes;
     for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p)

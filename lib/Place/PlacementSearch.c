@@ -67,8 +67,8 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
   sums->tensorComm +=
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
   sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t;
-  if (layer->heldBytes)
-    sums->largestHeld = fmax(sums->largestHeld, layer->heldBytes[config->microbatchIndex]);
+  sums->largestHeld =
+      fmax(sums->largestHeld, layer->heldBytes ? layer->heldBytes[config->microbatchIndex] : 0);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are
@@ -91,9 +91,7 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
   figures.activationBytes =
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
   if (problem->memory == MemoptPlacementProgram) {
-    /* What the program holds: the parameters' share, and one microbatch's
-     * largest live set, whole on every device of the tensor group (inputs,
-     * all-reduced sums); a training step's stash and gradients are in it. */
+    /* The parameters' share, one microbatch's largest live set (stash, gradients). */
     figures.stateBytes = sums->heldParameters;
     figures.activationBytes = sums->largestHeld;
   }
@@ -658,21 +656,20 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
       a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
       a->splitParameterBytes != b->splitParameterBytes || !a->heldBytes != !b->heldBytes)
     return false;
-  for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
-    if (a->forwardSeconds[mb] != b->forwardSeconds[mb] ||
-        (a->heldBytes && a->heldBytes[mb] != b->heldBytes[mb]))
-      return false;
-  return true;
+  bool equal = true;
+  for (size_t mb = 0; equal && mb < problem->microbatchCount; ++mb)
+    equal = a->forwardSeconds[mb] == b->forwardSeconds[mb] &&
+            (!a->heldBytes || a->heldBytes[mb] == b->heldBytes[mb]);
+  return equal;
 }
 
 static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
-  if (!(layer->parameterBytes >= 0 && layer->activationBytes >= 0 && layer->boundaryBytes >= 0 &&
-        layer->wholeParameterBytes >= 0 && layer->splitParameterBytes >= 0))
-    return false;
-  for (size_t mb = 0; mb < problem->microbatchCount; ++mb)
-    if (!(layer->forwardSeconds[mb] >= 0) || (layer->heldBytes && !(layer->heldBytes[mb] >= 0)))
-      return false;
-  return true;
+  bool ok = layer->parameterBytes >= 0 && layer->activationBytes >= 0 &&
+            layer->boundaryBytes >= 0 && layer->wholeParameterBytes >= 0 &&
+            layer->splitParameterBytes >= 0;
+  for (size_t mb = 0; ok && mb < problem->microbatchCount; ++mb)
+    ok = layer->forwardSeconds[mb] >= 0 && (!layer->heldBytes || layer->heldBytes[mb] >= 0);
+  return ok;
 }
 
 /* Whether layers 1 .. L-2 are equal and every figure is non-negative (what

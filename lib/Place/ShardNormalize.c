@@ -127,8 +127,9 @@ static MlirValue filledValue(MlirOperation op) {
     return none;
   MlirAttribute iterators =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
-  MlirAttribute parallel = mlirAttributeParseGet(
-      mlirOperationGetContext(op), mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  MlirAttribute parallel =
+      mlirAttributeParseGet(mlirOperationGetContext(op),
+                            mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
   for (intptr_t l = 0; l < mlirArrayAttrGetNumElements(iterators); ++l)
     if (!mlirAttributeEqual(mlirArrayAttrGetElement(iterators, l), parallel))
       return none;
@@ -296,7 +297,8 @@ static void hoistAtCall(MlirOperation call, MlirOperation view, intptr_t argumen
 /* Copies (detached) of the views `func` returns, one per result, null where
  * a result is not a view memoptShardReturnViewSources replaces by its source. */
 static MlirOperation *copyReturnedViews(MlirOperation func) {
-  MlirOperation ret = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
+  MlirOperation ret =
+      mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
   intptr_t results = mlirOperationGetNumOperands(ret);
   MlirOperation *views = memoptAllocateZeroed((size_t)results + 1, sizeof *views);
   for (intptr_t r = 0; r < results; ++r) {
