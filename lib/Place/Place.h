@@ -294,6 +294,12 @@ bool memoptPlaceIsStageUnpack(MlirOperation op);
 /// Rewrites each tensor.insert_slice in `body` of a block (offsets multiples of the sizes) into an expand_shape, a linalg.generic selecting the source's block and a collapse_shape, which have sharding interfaces or fold away (ShardNormalizeTraining.c); returns how many.
 size_t memoptShardRewriteBlockInserts(MlirBlock body);
 
+/// Gives each extract_slice in `body` of a top-level linalg.generic reading linalg.index, when the slice takes one element along every loop read so, a copy of the generic with each linalg.index replaced by the slice's offset (ShardNormalizeTraining.c); returns how many slices got one.
+size_t memoptShardPinSlicedIndexLoops(MlirBlock body);
+
+/// Rewrites each top-level tensor.extract_slice in `body` of a collapse_shape that takes whole blocks of each collapsed group as the collapse of a slice of the collapse's source (ShardNormalizeTraining.c); returns how many.
+size_t memoptShardSwapSlicesOfCollapses(MlirBlock body);
+
 /// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
 void memoptShardReturnViewSources(MlirOperation func);
 

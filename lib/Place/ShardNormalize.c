@@ -173,6 +173,42 @@ static void fillsAsNamedFills(MlirBlock body) {
   }
 }
 
+/* Gives each reshape in `body` of a result of a linalg.generic that reads
+ * no tensor (a table computed from linalg.index, such as Llama's rotary
+ * cosines and sines) whose results have other uses a copy of that generic
+ * of its own: reshape fusion folds a reshape into its producer only when it
+ * is the producer's one use, and a table costs nothing to compute twice.
+ * True when something was copied. */
+static bool copyTablesPerReshape(MlirBlock body) {
+  bool copied = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if ((!memoptOperationIsA(op, "tensor.collapse_shape") &&
+         !memoptOperationIsA(op, "tensor.expand_shape")) ||
+        !mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)))
+      continue;
+    MlirValue source = mlirOperationGetOperand(op, 0);
+    MlirOperation table = mlirOpResultGetOwner(source);
+    if (!memoptOperationIsA(table, "linalg.generic") ||
+        mlirOperationGetNumOperands(table) != mlirOperationGetNumResults(table) ||
+        !mlirBlockEqual(mlirOperationGetBlock(table), body))
+      continue;
+    size_t uses = 0;
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(table); ++r)
+      for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(table, r));
+           !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+        ++uses;
+    if (uses < 2)
+      continue;
+    MlirOperation copy = mlirOperationClone(table);
+    mlirBlockInsertOwnedOperationBefore(body, op, copy);
+    mlirOperationSetOperand(
+        op, 0, mlirOperationGetResult(copy, mlirOpResultGetResultNumber(source)));
+    copied = true;
+  }
+  return copied;
+}
+
 /* Rewrites the function type of `func` from its entry block's arguments. */
 static void updateFunctionType(MlirOperation func) {
   MlirContext context = mlirOperationGetContext(func);
@@ -356,16 +392,17 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, b
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   bool moved = false;
   for (bool again = true; again;) {
+    size_t swapped = memoptShardSwapSlicesOfCollapses(body) + memoptShardPinSlicedIndexLoops(body);
     bool copied = copyProducersPerSlice(body);
     size_t narrowed = memoptNarrowSlicedProducers(body);
-    again = copied || narrowed > 0;
-    moved = moved || narrowed > 0;
+    again = swapped > 0 || copied || narrowed > 0;
+    moved = moved || swapped > 0 || narrowed > 0;
   }
   if (moved && mlirLogicalResultIsFailure(runPipeline(func, message)))
     return mlirLogicalResultFailure();
   /* A reshape of a computed value left with several uses: one per use, and
    * the pipeline again, until the reshapes it leaves have one use each. */
-  while (copyReshapesPerUse(body))
+  while (copyReshapesPerUse(body) || copyTablesPerReshape(body))
     if (mlirLogicalResultIsFailure(runPipeline(func, message)))
       return mlirLogicalResultFailure();
 

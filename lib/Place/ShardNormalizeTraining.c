@@ -13,6 +13,17 @@
  * collapse_shape after it restore the types, and upstream's reshape fusion
  * then folds both into the generics around them.
  *
+ * The backward of Llama's rotary embedding reads the halves [0, 2) and
+ * [2, 4) of a head collapsed from [.., 2, 2]: an extract_slice of a
+ * collapse_shape, neither of which upstream can shard. A slice taking whole
+ * blocks of a collapsed group is the collapse of a slice of the source
+ * along the group's first dimension ([.., k, 0:2] collapsed), so the two
+ * swap; the slice, now of a computed value, then moves up to the arguments
+ * like any other (ShardNormalize.c). The slices then read the rotation
+ * itself, a generic selecting its half by linalg.index, one half each: each
+ * slice gets a copy of it with linalg.index replaced by the half it takes,
+ * which no longer stops the slice from moving up.
+ *
  * Reshape fusion expands a contraction whose operand was a collapse_shape
  * (the weight gradient of the attention output projection reads the heads
  * collapsed): its result then ends in a collapse_shape. When the stage
@@ -26,8 +37,15 @@
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
 
 #include <stdlib.h>
+
+/* The value of integer attribute `name` of `op`. */
+static int64_t integerAttribute(MlirOperation op, const char *name) {
+  return mlirIntegerAttrGetValueInt(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
 
 /* The static offsets, sizes and strides of a slice op as dense arrays. */
 static int64_t arrayElement(MlirOperation op, const char *name, intptr_t d) {
@@ -159,6 +177,174 @@ static void rewriteBlockInsert(MlirOperation insert) {
   free(blockLoops);
   free(shape);
   free(split);
+}
+
+/* The offsets and sizes along the source of `collapse` of a slice taking
+ * `offsets` and `sizes` of its result, when in each group the slice takes
+ * whole blocks of the group's inner dimensions; false otherwise. */
+static bool sliceOfCollapseSource(MlirOperation collapse, const int64_t *offsets,
+                                  const int64_t *sizes, MemoptIndex *sourceOffsets,
+                                  MemoptIndex *sourceSizes) {
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(collapse, 0));
+  MlirAttribute groups =
+      mlirOperationGetAttributeByName(collapse, mlirStringRefCreateFromCString("reassociation"));
+  for (intptr_t g = 0, first = 0; g < mlirArrayAttrGetNumElements(groups); ++g) {
+    intptr_t members = mlirArrayAttrGetNumElements(mlirArrayAttrGetElement(groups, g));
+    int64_t inner = 1;
+    for (intptr_t m = 1; m < members; ++m)
+      inner *= mlirShapedTypeGetDimSize(source, first + m);
+    if (offsets[g] % inner != 0 || sizes[g] % inner != 0)
+      return false;
+    sourceOffsets[first] = memoptIndexFixed(offsets[g] / inner);
+    sourceSizes[first] = memoptIndexFixed(sizes[g] / inner);
+    for (intptr_t m = 1; m < members; ++m) {
+      sourceOffsets[first + m] = memoptIndexFixed(0);
+      sourceSizes[first + m] = memoptIndexFixed(mlirShapedTypeGetDimSize(source, first + m));
+    }
+    first += members;
+  }
+  return true;
+}
+
+/* Rewrites `slice`, a static unit-strided extract_slice of the same rank
+ * as the collapse_shape it reads, as the collapse of a slice of the
+ * collapse's source when sliceOfCollapseSource allows; true if it did. */
+static bool swapSliceOfCollapse(MlirOperation slice) {
+  MlirValue collapsed = mlirOperationGetOperand(slice, 0);
+  if (mlirOperationGetNumOperands(slice) != 1 || !mlirValueIsAOpResult(collapsed) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(collapsed), "tensor.collapse_shape"))
+    return false;
+  MlirOperation collapse = mlirOpResultGetOwner(collapsed);
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(collapse, 0));
+  MlirType result = mlirValueGetType(mlirOperationGetResult(slice, 0));
+  intptr_t rank = mlirShapedTypeGetRank(result), sourceRank = mlirShapedTypeGetRank(source);
+  if (!mlirShapedTypeHasStaticShape(source) || !mlirShapedTypeHasStaticShape(result) ||
+      rank != mlirShapedTypeGetRank(mlirValueGetType(collapsed)))
+    return false;
+  int64_t *bounds = memoptAllocateZeroed(2 * (size_t)rank + 1, sizeof *bounds);
+  MemoptIndex *sourceBounds = memoptAllocateZeroed(2 * (size_t)sourceRank + 1, sizeof *sourceBounds);
+  bool unitStrides = true;
+  for (intptr_t d = 0; d < rank; ++d) {
+    bounds[d] = arrayElement(slice, "static_offsets", d);
+    bounds[rank + d] = arrayElement(slice, "static_sizes", d);
+    unitStrides = unitStrides && arrayElement(slice, "static_strides", d) == 1;
+  }
+  bool swap = unitStrides && sliceOfCollapseSource(collapse, bounds, bounds + rank, sourceBounds,
+                                                   sourceBounds + sourceRank);
+  if (swap) {
+    MemoptBuilder builder = memoptBuilderBefore(slice);
+    int64_t *shape = memoptAllocateZeroed((size_t)sourceRank + 1, sizeof *shape);
+    for (intptr_t d = 0; d < sourceRank; ++d)
+      shape[d] = sourceBounds[sourceRank + d].fixed;
+    MlirType narrowed = mlirRankedTensorTypeGet(sourceRank, shape,
+                                                mlirShapedTypeGetElementType(source),
+                                                mlirAttributeGetNull());
+    MlirValue from = mlirOperationGetOperand(collapse, 0);
+    MlirValue part = memoptBuildSlice(&builder, "tensor.extract_slice", &from, 1, sourceBounds,
+                                      sourceBounds + sourceRank, sourceRank, narrowed);
+    MlirNamedAttribute groups = memoptNamedAttribute(
+        mlirOperationGetContext(slice), "reassociation",
+        mlirOperationGetAttributeByName(collapse, mlirStringRefCreateFromCString("reassociation")));
+    MlirValue view =
+        memoptBuildOneResult(&builder, "tensor.collapse_shape", &part, 1, result, &groups, 1);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(slice, 0), view);
+    mlirOperationDestroy(slice);
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(collapsed)))
+      mlirOperationDestroy(collapse);
+    free(shape);
+  }
+  free(sourceBounds);
+  free(bounds);
+  return swap;
+}
+
+/* The offset `slice` takes along the dimension of generic `producer`'s
+ * result that its loop `loop` indexes, when the slice takes one element
+ * there; -1 otherwise (a size other than 1, or a loop the result does not
+ * index). */
+static int64_t pinnedOffset(MlirOperation producer, MlirOperation slice, int64_t loop) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(producer);
+  MlirAffineMap out = mlirAffineMapAttrGetValue(
+      mlirArrayAttrGetElement(maps, mlirArrayAttrGetNumElements(maps) - 1));
+  for (intptr_t j = 0; j < mlirAffineMapGetNumResults(out); ++j) {
+    MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
+    if (mlirAffineExprIsADim(expr) && (int64_t)mlirAffineDimExprGetPosition(expr) == loop)
+      return arrayElement(slice, "static_sizes", j) == 1 ? arrayElement(slice, "static_offsets", j)
+                                                         : -1;
+  }
+  return -1;
+}
+
+/* True when `use` of generic `producer`'s result is a static extract_slice
+ * in `body` taking one element along each loop the body reads with
+ * linalg.index. */
+static bool slicePinsIndexedLoops(MlirOperation producer, MlirOpOperand use, MlirBlock body) {
+  MlirOperation slice = mlirOpOperandGetOwner(use);
+  if (!memoptOperationIsA(slice, "tensor.extract_slice") ||
+      !mlirBlockEqual(mlirOperationGetBlock(slice), body) ||
+      mlirOperationGetNumOperands(slice) != 1)
+    return false;
+  MlirBlock inner = memoptSingleBlock(producer);
+  for (MlirOperation op = mlirBlockGetFirstOperation(inner); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (memoptOperationIsA(op, "linalg.index") &&
+        pinnedOffset(producer, slice, integerAttribute(op, "dim")) < 0)
+      return false;
+  return true;
+}
+
+/* Gives `slice` of generic `producer` a copy of its own, built before it,
+ * whose linalg.index ops are the slice's offsets. */
+static void copyPinnedForSlice(MlirBlock body, MlirOperation producer, MlirOperation slice) {
+  MlirOperation copy = mlirOperationClone(producer);
+  mlirBlockInsertOwnedOperationBefore(body, slice, copy);
+  MlirBlock inner = memoptSingleBlock(copy);
+  for (MlirOperation index = mlirBlockGetFirstOperation(inner), after; !mlirOperationIsNull(index);
+       index = after) {
+    after = mlirOperationGetNextInBlock(index);
+    if (!memoptOperationIsA(index, "linalg.index"))
+      continue;
+    MemoptBuilder builder = memoptBuilderBefore(index);
+    MlirValue offset = memoptBuildIndexConstant(
+        &builder, pinnedOffset(copy, slice, integerAttribute(index, "dim")));
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(index, 0), offset);
+    mlirOperationDestroy(index);
+  }
+  mlirOperationSetOperand(slice, 0, mlirOperationGetResult(copy, 0));
+}
+
+size_t memoptShardPinSlicedIndexLoops(MlirBlock body) {
+  size_t pinned = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
+       op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if (!memoptOperationIsA(op, "linalg.generic") || mlirOperationGetNumResults(op) != 1 ||
+        !memoptLinalgReadsLoopIndex(op, -1))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    for (MlirOpOperand use = mlirValueGetFirstUse(result), following; !mlirOpOperandIsNull(use);
+         use = following) {
+      following = mlirOpOperandGetNextUse(use);
+      if (!slicePinsIndexedLoops(op, use, body))
+        continue;
+      copyPinnedForSlice(body, op, mlirOpOperandGetOwner(use));
+      ++pinned;
+    }
+    if (mlirOpOperandIsNull(mlirValueGetFirstUse(result)))
+      mlirOperationDestroy(op);
+  }
+  return pinned;
+}
+
+size_t memoptShardSwapSlicesOfCollapses(MlirBlock body) {
+  size_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
+       op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if (memoptOperationIsA(op, "tensor.extract_slice") && swapSliceOfCollapse(op))
+      ++count;
+  }
+  return count;
 }
 
 size_t memoptShardRewriteBlockInserts(MlirBlock body) {
