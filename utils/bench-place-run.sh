@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs place-search's plans on MPI ranks (not a test). A small GPT-2
-# (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens, batch 16), its
-# forward function and its training step, is placed on 1, 2 and 4 devices
-# (place-search, then place-to-shard). A forward plan with a pipeline of
+# (memopt-zoo gpt2: 2 layers, width 64, 2 heads, 16 tokens), its forward
+# function and its training step, is placed on 1, 2 and 4 devices for a
+# global batch of 16 (place-search, then place-to-shard). A stage function
+# runs the batch its program holds, while place-search predicts one
+# microbatch per device: so the program that runs is generated with the
+# plan's microbatch x data-parallel degree as its batch (one microbatch per
+# data rank) and placed again, which must give the same plan. A forward plan with a pipeline of
 # one-device stages runs whole: place-to-shard's pipeline driver on one MPI
 # rank per stage (memopt-run --ranks), each rank's outputs against the model
 # run on one device, one row per rank with the stage it runs. Otherwise
@@ -31,9 +35,8 @@ command -v mpirun.mpich >/dev/null || { echo "bench-place-run: needs MPICH (util
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-zoo=(gpt2 --layers=2 --hidden=64 --heads=2 --seq=16 --vocab=64 --positions=16 --batch=16)
-# 1 GiB of HBM per device, 16 samples per step (the program's batch, so the
-# prediction is for the program that runs): small enough that the plan
+zoo=(gpt2 --layers=2 --hidden=64 --heads=2 --seq=16 --vocab=64 --positions=16)
+# 1 GiB of HBM per device, 16 samples per step: small enough that the plan
 # changes with the device count.
 search="global-batch=16 heads=2 hbm=1073741824"
 
@@ -43,11 +46,11 @@ firstError() { grep -m1 -o 'error: .*' "$1" | cut -c1-150; }
 # the model before placement: one row per rank, its stage's held bytes
 # against the stage's prediction.
 runDriver() {
-  local devices=$1 plan=$2 pipeline=$3 ranks=${2%%/*}
-  if ! "$bin/memopt-run" "$work/forward.mlir" --entry=forward --ranks="$ranks" --timeout=600 \
+  local devices=$1 plan=$2 pipeline=$3 model=$4 ranks=${2%%/*}
+  if ! "$bin/memopt-run" "$model" --entry=forward --ranks="$ranks" --timeout=600 \
       --pipeline="$pipeline" >"$work/out" 2>"$work/err"; then
     verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
-    printf '%-8s %-7s %-8s %-24s %-5s %s\n' forward "$devices" "$plan" "(driver)" "$ranks" \
+    printf '%-8s %-7s %-8s %-5s %-24s %-5s %s\n' forward "$devices" "$plan" "$batch" "(driver)" "$ranks" \
       "${verdict:+outputs $verdict; }$(firstError "$work/err")"
     return
   fi
@@ -57,32 +60,45 @@ runDriver() {
     stage=$(grep -o 'stage=@[A-Za-z0-9_]*' <<<"$line" | cut -c8-)
     held=$(grep -o 'held_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
     predicted=$(grep -o 'predicted_bytes=[0-9]*' <<<"$line" | cut -d= -f2)
-    printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' forward "$devices" "$plan" "$stage (driver)" \
-      "$ranks" "$verdict" "${held:--}" "${predicted:--}" "$ms"
+    printf '%-8s %-7s %-8s %-5s %-24s %-5s %-17s %-30s %-12s %s\n' forward "$devices" "$plan" \
+      "$batch" "$stage (driver)" "$ranks" "$verdict" "${held:--}" "${predicted:--}" "$ms"
   done
 }
 
-printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' \
-  program devices plan stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
+# The plan of a report: pipeline/tensor/data parallel and the microbatch.
+planOf() { jq -r '.plan | "\(.pipeline)/\(.tensor_parallel)/\(.data_parallel) \(.microbatch)"' "$1"; }
+
+printf '%-8s %-7s %-8s %-5s %-24s %-5s %-17s %-30s %-12s %s\n' \
+  program devices plan batch stage ranks outputs "held bytes per rank" predicted "ms (slowest)"
 for program in forward train; do
   extra=()
   split=""
   # The training step's labels come last: data, split by batch like the tokens.
   [ "$program" = train ] && extra=(--train) && split="trailing-data-arguments=1"
-  "$bin/memopt-zoo" "${zoo[@]}" "${extra[@]}" -o "$work/$program.mlir"
+  "$bin/memopt-zoo" "${zoo[@]}" --batch=16 "${extra[@]}" -o "$work/$program.mlir"
   for devices in 1 2 4; do
     searched="$work/$program-$devices.searched.mlir"
     placed="$work/$program-$devices.mlir"
     report="$work/$program-$devices.json"
     placement="place-search{devices=$devices $search memory=program report=$report}"
-    if ! "$bin/memopt-opt" "$work/$program.mlir" -o "$searched" 2>"$work/err" \
+    if ! "$bin/memopt-opt" "$work/$program.mlir" -o /dev/null 2>"$work/err" \
         --pass-pipeline="builtin.module($placement)"; then
       printf '%-8s %-7s %s\n' "$program" "$devices" "place: $(firstError "$work/err")"
       continue
     fi
-    plan=$(jq -r '.plan | "\(.pipeline)/\(.tensor_parallel)/\(.data_parallel)"' "$report")
+    read -r plan microbatch <<<"$(planOf "$report")"
+    # The program that runs: one microbatch per data rank, placed again.
+    batch=$((microbatch * ${plan##*/}))
+    model="$work/$program-$devices.model.mlir"
+    "$bin/memopt-zoo" "${zoo[@]}" --batch="$batch" "${extra[@]}" -o "$model"
+    if ! "$bin/memopt-opt" "$model" -o "$searched" 2>"$work/err" \
+        --pass-pipeline="builtin.module($placement)" || [ "$(planOf "$report")" != "$plan $microbatch" ]; then
+      printf '%-8s %-7s %s\n' "$program" "$devices" \
+        "place at batch $batch: $(firstError "$work/err") (plan $(planOf "$report") against $plan $microbatch)"
+      continue
+    fi
     if [ "$program" = forward ] && [ "${plan%%/*}" -gt 1 ] && [ "${plan#*/}" = 1/1 ]; then
-      runDriver "$devices" "$plan" "builtin.module($placement,place-to-shard)"
+      runDriver "$devices" "$plan" "builtin.module($placement,place-to-shard)" "$model"
       continue
     fi
     if ! "$bin/memopt-opt" "$searched" -o "$placed" 2>"$work/err" \
@@ -103,7 +119,7 @@ for program in forward train; do
       [ "$ranks" -gt 1 ] && flags+=(--ranks="$ranks")
       if ! "$bin/memopt-run" "$placed" "${flags[@]}" >"$work/out" 2>"$work/err"; then
         verdict=$(grep -m1 -o '^outputs: [A-Za-z ]*' "$work/out" | cut -c10-)
-        printf '%-8s %-7s %-8s %-24s %-5s %s\n' "$program" "$devices" "$plan" "$stage" "$ranks" \
+        printf '%-8s %-7s %-8s %-5s %-24s %-5s %s\n' "$program" "$devices" "$plan" "$batch" "$stage" "$ranks" \
           "${verdict:+outputs $verdict; }$(firstError "$work/err")"
         continue
       fi
@@ -116,8 +132,8 @@ for program in forward train; do
         peaks=$(awk '/^inputs_bytes:|^peak_bytes:/ { held += $2 } END { print held }' "$work/out")
         ms=$(grep -m1 '^time_ms_median:' "$work/out" | awk '{print $2}')
       fi
-      printf '%-8s %-7s %-8s %-24s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" "$stage" \
-        "$ranks" "$verdict" "$peaks" "$predicted" "$ms"
+      printf '%-8s %-7s %-8s %-5s %-24s %-5s %-17s %-30s %-12s %s\n' "$program" "$devices" "$plan" \
+        "$batch" "$stage" "$ranks" "$verdict" "$peaks" "$predicted" "$ms"
     done <<<"$stages"
   done
 done
