@@ -173,6 +173,13 @@ static void fillsAsNamedFills(MlirBlock body) {
   }
 }
 
+/* True when `op` is a collapse_shape or expand_shape of an op's result. */
+static bool isReshapeOfComputedValue(MlirOperation op) {
+  return (memoptOperationIsA(op, "tensor.collapse_shape") ||
+          memoptOperationIsA(op, "tensor.expand_shape")) &&
+         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0));
+}
+
 /* Gives each reshape in `body` of a result of a linalg.generic that reads
  * no tensor (a table computed from linalg.index, such as Llama's rotary
  * cosines and sines) whose results have other uses a copy of that generic
@@ -183,9 +190,7 @@ static bool copyTablesPerReshape(MlirBlock body) {
   bool copied = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if ((!memoptOperationIsA(op, "tensor.collapse_shape") &&
-         !memoptOperationIsA(op, "tensor.expand_shape")) ||
-        !mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)))
+    if (!isReshapeOfComputedValue(op))
       continue;
     MlirValue source = mlirOperationGetOperand(op, 0);
     MlirOperation table = mlirOpResultGetOwner(source);
@@ -290,9 +295,7 @@ static bool copyReshapesPerUse(MlirBlock body) {
   bool copied = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if ((!memoptOperationIsA(op, "tensor.collapse_shape") &&
-         !memoptOperationIsA(op, "tensor.expand_shape")) ||
-        !mlirValueIsAOpResult(mlirOperationGetOperand(op, 0)))
+    if (!isReshapeOfComputedValue(op))
       continue;
     MlirValue result = mlirOperationGetResult(op, 0);
     /* Every use but the first reads a copy made right after the reshape. */
