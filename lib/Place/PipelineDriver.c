@@ -22,10 +22,10 @@
  * index and rank), so blocking sends cannot deadlock. Each transferred value
  * has a tag of its own. The default case (a rank beyond the stages) aborts
  * (cf.assert). */
-#include "Place/PlaceToShard.h"
 #include "IR/Builders.h"
 #include "IR/IR.h"
 #include "Place/Place.h"
+#include "Place/PlaceToShard.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -60,7 +60,8 @@ bool memoptPipelineDriverCheck(MlirOperation func) {
        op = mlirOperationGetNextInBlock(op)) {
     if (!memoptOperationIsA(op, "place.stage"))
       continue;
-    int64_t tensor = integerAttribute(op, "tensor_parallel"), data = integerAttribute(op, "data_parallel");
+    int64_t tensor = integerAttribute(op, "tensor_parallel"),
+            data = integerAttribute(op, "data_parallel");
     if (tensor * data == 1)
       continue;
     memoptEmitOpDiagnostic(
@@ -92,7 +93,8 @@ typedef struct ValueMap {
 } ValueMap;
 
 static void mapSet(ValueMap *map, MlirValue from, MlirValue to) {
-  map->from = memoptGrowArray(map->from, &map->fromCapacity, (size_t)map->count + 1, sizeof *map->from);
+  map->from =
+      memoptGrowArray(map->from, &map->fromCapacity, (size_t)map->count + 1, sizeof *map->from);
   map->to = memoptGrowArray(map->to, &map->toCapacity, (size_t)map->count + 1, sizeof *map->to);
   map->from[map->count] = from;
   map->to[map->count++] = to;
@@ -100,7 +102,8 @@ static void mapSet(ValueMap *map, MlirValue from, MlirValue to) {
 
 /* What stands for `value` in the case: a mapped value, the driver's own
  * argument for an argument of `func`, else `value` itself. */
-static MlirValue mapGet(const ValueMap *map, MlirValue value, MlirOperation func, MlirBlock driverBody) {
+static MlirValue mapGet(const ValueMap *map, MlirValue value, MlirOperation func,
+                        MlirBlock driverBody) {
   for (intptr_t k = 0; k < map->count; ++k)
     if (mlirValueEqual(map->from[k], value))
       return map->to[k];
@@ -113,15 +116,15 @@ static MlirValue mapGet(const ValueMap *map, MlirValue value, MlirOperation func
 /* What the driver is built from. */
 typedef struct Driver {
   MlirOperation func;
-  MlirBlock body;               /* the driver's entry block */
+  MlirBlock body; /* the driver's entry block */
   MemoptPipelineStage *stages;
   intptr_t count;
-  MlirValue world;              /* MPI_COMM_WORLD */
-  bool **takes;                 /* takes[s][t * maxOutputs + k]: stage s reads output k of stage t */
+  MlirValue world; /* MPI_COMM_WORLD */
+  bool **takes;    /* takes[s][t * maxOutputs + k]: stage s reads output k of stage t */
   intptr_t maxOutputs;
-  int32_t *stageTags;           /* the tag of output k of stage t, -1 when no stage takes it */
-  int32_t *resultTags;          /* the tag of result q, -1 when it is not a stage's output */
-  intptr_t *resultSource;       /* the stage computing result q and its output index, or -1 */
+  int32_t *stageTags;     /* the tag of output k of stage t, -1 when no stage takes it */
+  int32_t *resultTags;    /* the tag of result q, -1 when it is not a stage's output */
+  intptr_t *resultSource; /* the stage computing result q and its output index, or -1 */
   intptr_t *resultOutput;
 } Driver;
 
@@ -172,8 +175,8 @@ static MlirType bufferType(MlirType type) {
 
 /* `tensor.collapse_shape` of `value` to one dimension (`collapse`), or
  * `tensor.expand_shape` of the one-dimensional `value` to `type`. */
-static MlirValue buildFlatReshape(const Driver *driver, const MemoptBuilder *builder, MlirValue value,
-                                  MlirType type, bool collapse) {
+static MlirValue buildFlatReshape(const Driver *driver, const MemoptBuilder *builder,
+                                  MlirValue value, MlirType type, bool collapse) {
   MlirContext context = contextOf(driver);
   MlirType shaped = collapse ? mlirValueGetType(value) : type;
   intptr_t rank = mlirShapedTypeGetRank(shaped);
@@ -186,11 +189,13 @@ static MlirValue buildFlatReshape(const Driver *driver, const MemoptBuilder *bui
   MlirAttribute group = mlirArrayAttrGet(context, rank, dims);
   MlirNamedAttribute attributes[] = {
       memoptNamedAttribute(context, "reassociation", mlirArrayAttrGet(context, 1, &group)),
-      memoptNamedAttribute(context, "static_output_shape", mlirDenseI64ArrayGet(context, rank, shape)),
+      memoptNamedAttribute(context, "static_output_shape",
+                           mlirDenseI64ArrayGet(context, rank, shape)),
   };
   MlirValue reshaped =
-      collapse ? memoptBuildOneResult(builder, "tensor.collapse_shape", &value, 1, type, attributes, 1)
-               : memoptBuildOneResult(builder, "tensor.expand_shape", &value, 1, type, attributes, 2);
+      collapse
+          ? memoptBuildOneResult(builder, "tensor.collapse_shape", &value, 1, type, attributes, 1)
+          : memoptBuildOneResult(builder, "tensor.expand_shape", &value, 1, type, attributes, 2);
   free(shape);
   free(dims);
   return reshaped;
@@ -207,8 +212,9 @@ static MlirValue buildReceive(const Driver *driver, const MemoptBuilder *builder
   MlirValue buffer =
       memoptBuildOneResult(builder, "memref.alloc", NULL, 0, bufferType(travel), &segments, 1);
   buildTransfer(driver, builder, "mpi.recv", buffer, tag, rank);
-  MlirNamedAttribute flags[] = {memoptNamedAttribute(context, "restrict", mlirUnitAttrGet(context)),
-                                memoptNamedAttribute(context, "writable", mlirUnitAttrGet(context))};
+  MlirNamedAttribute flags[] = {
+      memoptNamedAttribute(context, "restrict", mlirUnitAttrGet(context)),
+      memoptNamedAttribute(context, "writable", mlirUnitAttrGet(context))};
   MlirValue received =
       memoptBuildOneResult(builder, "bufferization.to_tensor", &buffer, 1, travel, flags, 2);
   return mlirTypeEqual(travel, type) ? received
@@ -216,12 +222,14 @@ static MlirValue buildReceive(const Driver *driver, const MemoptBuilder *builder
 }
 
 /* The buffer of tensor `value`, to send. */
-static MlirValue buildSendBuffer(const Driver *driver, const MemoptBuilder *builder, MlirValue value) {
+static MlirValue buildSendBuffer(const Driver *driver, const MemoptBuilder *builder,
+                                 MlirValue value) {
   MlirContext context = contextOf(driver);
   MlirType travel = travelType(mlirValueGetType(value));
   if (!mlirTypeEqual(travel, mlirValueGetType(value)))
     value = buildFlatReshape(driver, builder, value, travel, true);
-  MlirNamedAttribute readOnly = memoptNamedAttribute(context, "read_only", mlirUnitAttrGet(context));
+  MlirNamedAttribute readOnly =
+      memoptNamedAttribute(context, "read_only", mlirUnitAttrGet(context));
   return memoptBuildOneResult(builder, "bufferization.to_buffer", &value, 1, bufferType(travel),
                               &readOnly, 1);
 }
@@ -258,11 +266,13 @@ static bool planTransfers(Driver *driver, MlirOperation ret, MlirOperation *stag
     if (driver->stages[s].outputCount > driver->maxOutputs)
       driver->maxOutputs = driver->stages[s].outputCount;
   driver->takes = memoptAllocateZeroed((size_t)count, sizeof *driver->takes);
-  driver->stageTags = memoptAllocateZeroed((size_t)(count * driver->maxOutputs) + 1, sizeof *driver->stageTags);
+  driver->stageTags =
+      memoptAllocateZeroed((size_t)(count * driver->maxOutputs) + 1, sizeof *driver->stageTags);
   int32_t tag = 0;
   bool ok = true;
   for (intptr_t s = 0; s < count; ++s)
-    driver->takes[s] = memoptAllocateZeroed((size_t)(count * driver->maxOutputs) + 1, sizeof **driver->takes);
+    driver->takes[s] =
+        memoptAllocateZeroed((size_t)(count * driver->maxOutputs) + 1, sizeof **driver->takes);
   for (intptr_t t = 0; t < count; ++t)
     for (intptr_t k = 0; k < driver->stages[t].outputCount; ++k) {
       MlirValue value = driver->stages[t].outputs[k];
@@ -309,7 +319,8 @@ static bool planTransfers(Driver *driver, MlirOperation ret, MlirOperation *stag
  * constant, or (default case) an empty tensor. */
 static MlirValue yieldedAsIs(const Driver *driver, const MemoptBuilder *builder, MlirValue value,
                              const ValueMap *map) {
-  if (mlirValueIsAOpResult(value) && memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant")) {
+  if (mlirValueIsAOpResult(value) &&
+      memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant")) {
     MlirOperation copy = mlirOperationClone(mlirOpResultGetOwner(value));
     mlirBlockInsertOwnedOperationBefore(builder->block, builder->before, copy);
     return mlirOperationGetResult(copy, 0);
@@ -336,7 +347,8 @@ static void buildCase(Driver *driver, intptr_t s, MlirBlock block, MlirOperation
   for (MlirOperation op = mlirBlockGetFirstOperation(stage->recipe); !mlirOperationIsNull(op);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k)
-      mlirOperationSetOperand(op, k, mapGet(&map, mlirOperationGetOperand(op, k), driver->func, driver->body));
+      mlirOperationSetOperand(
+          op, k, mapGet(&map, mlirOperationGetOperand(op, k), driver->func, driver->body));
     mlirOperationRemoveFromParent(op);
     mlirBlockAppendOwnedOperation(block, op);
     op = next;
@@ -354,7 +366,8 @@ static void buildCase(Driver *driver, intptr_t s, MlirBlock block, MlirOperation
         continue;
       if (mlirValueIsNull(buffer))
         buffer = buildSendBuffer(driver, &builder, outputs[k]);
-      buildTransfer(driver, &builder, "mpi.send", buffer, driver->stageTags[s * driver->maxOutputs + k], d);
+      buildTransfer(driver, &builder, "mpi.send", buffer,
+                    driver->stageTags[s * driver->maxOutputs + k], d);
     }
   }
   intptr_t results = mlirOperationGetNumOperands(ret);
@@ -368,7 +381,8 @@ static void buildCase(Driver *driver, intptr_t s, MlirBlock block, MlirOperation
     } else if (source != s && driver->takes[s][taken]) {
       yielded[q] = mapGet(&map, value, driver->func, driver->body); /* received already */
     } else if (source != s) {
-      yielded[q] = buildReceive(driver, &builder, mlirValueGetType(value), driver->resultTags[q], source);
+      yielded[q] =
+          buildReceive(driver, &builder, mlirValueGetType(value), driver->resultTags[q], source);
     } else {
       yielded[q] = outputs[driver->resultOutput[q]];
       MlirValue buffer = {NULL};
@@ -393,8 +407,9 @@ static void buildDefault(Driver *driver, MlirBlock block, MlirOperation ret) {
   MemoptBuilder builder = memoptBuilderAtEnd(block, mlirOperationGetLocation(ret));
   MlirValue never = memoptBuildConstant(
       &builder, mlirIntegerAttrGet(mlirIntegerTypeGet(contextOf(driver), 1), 0));
-  memoptBuildAssert(&builder, never, "pipeline driver: this rank holds no stage (run it on as many "
-                                     "ranks as it has stages)");
+  memoptBuildAssert(&builder, never,
+                    "pipeline driver: this rank holds no stage (run it on as many "
+                    "ranks as it has stages)");
   ValueMap none = {NULL, NULL, 0, 0, 0};
   intptr_t results = mlirOperationGetNumOperands(ret);
   MlirValue *yielded = memoptAllocateZeroed((size_t)results + 1, sizeof *yielded);
@@ -409,7 +424,8 @@ static void buildDefault(Driver *driver, MlirBlock block, MlirOperation ret) {
 static MlirOperation createDriverFunction(MlirOperation func, intptr_t count) {
   MlirContext context = mlirOperationGetContext(func);
   MlirLocation location = mlirOperationGetLocation(func);
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), location);
   for (intptr_t a = 0; a < mlirOperationGetNumAttributes(func); ++a) {
     MlirNamedAttribute attribute = mlirOperationGetAttribute(func, a);
     mlirOperationStateAddAttributes(&state, 1, &attribute);
@@ -437,10 +453,12 @@ static MlirOperation createDriverFunction(MlirOperation func, intptr_t count) {
 static MlirValue buildRank(Driver *driver, const MemoptBuilder *builder) {
   MlirContext context = contextOf(driver);
   MlirType comm = mlirTypeParseGet(context, mlirStringRefCreateFromCString("!mpi.comm"));
-  driver->world = mlirOperationGetResult(memoptBuildOp(builder, "mpi.comm_world", NULL, 0, &comm, 1, NULL, 0), 0);
+  driver->world = mlirOperationGetResult(
+      memoptBuildOp(builder, "mpi.comm_world", NULL, 0, &comm, 1, NULL, 0), 0);
   MlirValue rank = memoptBuildOneResult(builder, "mpi.comm_rank", &driver->world, 1,
                                         mlirIntegerTypeGet(context, 32), NULL, 0);
-  return memoptBuildOneResult(builder, "arith.index_cast", &rank, 1, mlirIndexTypeGet(context), NULL, 0);
+  return memoptBuildOneResult(builder, "arith.index_cast", &rank, 1, mlirIndexTypeGet(context),
+                              NULL, 0);
 }
 
 MlirOperation memoptPipelineDriverBuild(MlirOperation func, MemoptPipelineStage *stages,
@@ -475,8 +493,8 @@ MlirOperation memoptPipelineDriverBuild(MlirOperation func, MemoptPipelineStage 
         cases[s] = s;
     }
     /* The default region first, then one per case. */
-    MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("scf.index_switch"),
-                                                     mlirOperationGetLocation(func));
+    MlirOperationState state = mlirOperationStateGet(
+        mlirStringRefCreateFromCString("scf.index_switch"), mlirOperationGetLocation(func));
     mlirOperationStateAddOperands(&state, 1, &rank);
     mlirOperationStateAddResults(&state, results, types);
     MlirNamedAttribute casesAttribute =

@@ -2,9 +2,9 @@
  * are, what is outside them, what refers to the functions it removes, and,
  * for the pipeline driver, that each stage of a pipeline runs on one device
  * (memoptPipelineDriverCheck). Every problem is a located error. */
+#include "IR/IR.h"
 #include "Place/Place.h"
 #include "Place/PlaceToShard.h"
-#include "IR/IR.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"
@@ -15,7 +15,8 @@ bool memoptPlaceHoldsStages(MlirOperation func) {
   if (!memoptOperationIsA(func, "func.func"))
     return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+  for (MlirOperation op = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                                : mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
     if (memoptOperationIsA(op, "place.stage"))
       return true;
@@ -78,14 +79,15 @@ static bool checkStagedFunction(MlirOperation func) {
     if (memoptOperationIsA(op, "place.stage")) {
       /* Stages with empty bodies describe layers the IR does not hold. */
       MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-      if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody), mlirBlockGetTerminator(stageBody))) {
+      if (mlirOperationEqual(mlirBlockGetFirstOperation(stageBody),
+                             mlirBlockGetTerminator(stageBody))) {
         memoptEmitDiagnostic(mlirOperationGetLocation(op), MlirDiagnosticError,
                              "place-to-shard: this stage holds no ops: place-search describes "
                              "stages by layer range when one layer stands for many (layers=N)");
         ok = false;
       }
-    } else if (!memoptOperationIsA(op, "arith.constant") && !memoptOperationIsA(op, "func.return") &&
-               !memoptPlaceIsStageUnpack(op)) {
+    } else if (!memoptOperationIsA(op, "arith.constant") &&
+               !memoptOperationIsA(op, "func.return") && !memoptPlaceIsStageUnpack(op)) {
       MlirStringRef funcName = mlirStringAttrGetValue(
           mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName()));
       memoptEmitOpDiagnostic(op, MlirDiagnosticError,
@@ -108,7 +110,8 @@ bool memoptPlaceToShardCheck(MlirOperation module, bool driven) {
     if (memoptPlaceHoldsStages(op)) {
       check.failed |= !checkStagedFunction(op);
       check.failed |= driven && memoptPlaceStageCount(op) > 1 && !memoptPipelineDriverCheck(op);
-      check.staged = memoptGrowArray(check.staged, &check.capacity, check.count + 1, sizeof *check.staged);
+      check.staged =
+          memoptGrowArray(check.staged, &check.capacity, check.count + 1, sizeof *check.staged);
       check.staged[check.count++] = op;
     }
   mlirOperationWalk(module, checkNestingAndUses, &check, MlirWalkPreOrder);

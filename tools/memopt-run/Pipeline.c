@@ -65,7 +65,8 @@ static MlirWalkResult collectCaseUses(MlirOperation op, void *userData) {
   CaseUses *uses = userData;
   for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k) {
     MlirValue operand = mlirOperationGetOperand(op, k);
-    if (mlirValueIsABlockArgument(operand) && mlirBlockEqual(mlirBlockArgumentGetOwner(operand), uses->body))
+    if (mlirValueIsABlockArgument(operand) &&
+        mlirBlockEqual(mlirBlockArgumentGetOwner(operand), uses->body))
       uses->reads[mlirBlockArgumentGetArgNumber(operand)] = true;
   }
   if (memoptOperationIsA(op, "func.call") && mlirOperationIsNull(uses->call))
@@ -78,8 +79,8 @@ static MlirWalkResult collectCaseUses(MlirOperation op, void *userData) {
 static bool readStage(MlirModule module, MlirOperation function, MlirRegion region, int64_t rank,
                       HarnessShardPlan *plan, MemoptStringBuffer *error) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
-  CaseUses uses = {body, memoptAllocateZeroed((size_t)mlirBlockGetNumArguments(body) + 1, sizeof(bool)),
-                   {NULL}};
+  CaseUses uses = {
+      body, memoptAllocateZeroed((size_t)mlirBlockGetNumArguments(body) + 1, sizeof(bool)), {NULL}};
   MlirBlock block = mlirRegionGetFirstBlock(region);
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
@@ -90,8 +91,10 @@ static bool readStage(MlirModule module, MlirOperation function, MlirRegion regi
       plan->stageInputBytes[rank] += tensorBytes(mlirValueGetType(mlirBlockGetArgument(body, k)));
   free(uses.reads);
   if (mlirOperationIsNull(uses.call)) {
-    memoptEmitOpError(function, "the pipeline driver's case for rank %lld calls no stage", (long long)rank);
-    memoptStringBufferAppendFormat(error, "rank %lld of the pipeline runs no stage", (long long)rank);
+    memoptEmitOpError(function, "the pipeline driver's case for rank %lld calls no stage",
+                      (long long)rank);
+    memoptStringBufferAppendFormat(error, "rank %lld of the pipeline runs no stage",
+                                   (long long)rank);
     return false;
   }
   MlirStringRef callee = mlirFlatSymbolRefAttrGetValue(attribute(uses.call, "callee"));
@@ -99,10 +102,13 @@ static bool readStage(MlirModule module, MlirOperation function, MlirRegion regi
   MlirSymbolTable symbols = mlirSymbolTableCreate(mlirModuleGetOperation(module));
   MlirOperation stage = mlirSymbolTableLookup(symbols, callee);
   mlirSymbolTableDestroy(symbols);
-  MlirAttribute predicted =
-      mlirOperationIsNull(stage) ? mlirAttributeGetNull() : attribute(stage, "place.memory_bytes_per_device");
+  MlirAttribute predicted = mlirOperationIsNull(stage)
+                                ? mlirAttributeGetNull()
+                                : attribute(stage, "place.memory_bytes_per_device");
   plan->stagePredictedBytes[rank] =
-      !mlirAttributeIsNull(predicted) && mlirAttributeIsAInteger(predicted) ? mlirIntegerAttrGetValueSInt(predicted) : -1;
+      !mlirAttributeIsNull(predicted) && mlirAttributeIsAInteger(predicted)
+          ? mlirIntegerAttrGetValueSInt(predicted)
+          : -1;
   return true;
 }
 
@@ -125,18 +131,23 @@ bool harnessPipelinePlanRead(MlirModule module, const HarnessEntry *entry, long 
   int64_t stages = harnessPipelineStages(entry->function);
   MlirOperation dispatch = findDispatch(entry->function);
   if (mlirOperationIsNull(dispatch) || mlirOperationGetNumRegions(dispatch) != stages + 1) {
-    memoptEmitOpError(entry->function, "place.pipeline_stages says %lld stages, but @%s has no "
-                                       "scf.index_switch with a case per stage",
+    memoptEmitOpError(entry->function,
+                      "place.pipeline_stages says %lld stages, but @%s has no "
+                      "scf.index_switch with a case per stage",
                       (long long)stages, entry->name);
-    memoptStringBufferAppendFormat(error, "@%s is not a pipeline driver memopt-run can read", entry->name);
+    memoptStringBufferAppendFormat(error, "@%s is not a pipeline driver memopt-run can read",
+                                   entry->name);
     return false;
   }
   if (stages != ranks) {
-    memoptEmitOpError(entry->function, "@%s drives a pipeline of %lld stages, one per rank, but "
-                                       "--ranks=%lld starts %lld processes",
+    memoptEmitOpError(entry->function,
+                      "@%s drives a pipeline of %lld stages, one per rank, but "
+                      "--ranks=%lld starts %lld processes",
                       entry->name, (long long)stages, ranks, ranks);
-    memoptStringBufferAppendFormat(error, "the pipeline has %lld stages, --ranks=%lld; give every "
-                                          "stage one rank", (long long)stages, ranks);
+    memoptStringBufferAppendFormat(error,
+                                   "the pipeline has %lld stages, --ranks=%lld; give every "
+                                   "stage one rank",
+                                   (long long)stages, ranks);
     return false;
   }
   plan->pipelineStages = stages;
@@ -145,7 +156,8 @@ bool harnessPipelinePlanRead(MlirModule module, const HarnessEntry *entry, long 
   plan->gridShape[0] = plan->devices = stages;
   plan->predictedBytes = -1;
   plan->stageNames = memoptAllocateZeroed((size_t)stages, sizeof *plan->stageNames);
-  plan->stagePredictedBytes = memoptAllocateZeroed((size_t)stages, sizeof *plan->stagePredictedBytes);
+  plan->stagePredictedBytes =
+      memoptAllocateZeroed((size_t)stages, sizeof *plan->stagePredictedBytes);
   plan->stageInputBytes = memoptAllocateZeroed((size_t)stages, sizeof *plan->stageInputBytes);
   plan->argumentCount = entry->argumentCount;
   plan->arguments = memoptAllocateZeroed(entry->argumentCount + 1, sizeof *plan->arguments);
@@ -163,17 +175,20 @@ bool harnessPipelinePlanRead(MlirModule module, const HarnessEntry *entry, long 
     if (rank < 0 || rank >= stages) {
       memoptEmitOpError(dispatch, "case %lld of the pipeline driver is no rank of its %lld",
                         (long long)rank, (long long)stages);
-      memoptStringBufferAppendFormat(error, "the pipeline driver has a case for rank %lld", (long long)rank);
+      memoptStringBufferAppendFormat(error, "the pipeline driver has a case for rank %lld",
+                                     (long long)rank);
       return false;
     }
-    ok = readStage(module, entry->function, mlirOperationGetRegion(dispatch, c + 1), rank, plan, error);
+    ok = readStage(module, entry->function, mlirOperationGetRegion(dispatch, c + 1), rank, plan,
+                   error);
   }
   return ok;
 }
 
 /* The value of the arith.constant `value` comes from; false when it is not one. */
 static bool constantOf(MlirValue value, int64_t *result) {
-  if (!mlirValueIsAOpResult(value) || !memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant"))
+  if (!mlirValueIsAOpResult(value) ||
+      !memoptOperationIsA(mlirOpResultGetOwner(value), "arith.constant"))
     return false;
   *result = mlirIntegerAttrGetValueInt(attribute(mlirOpResultGetOwner(value), "value"));
   return true;
@@ -199,7 +214,8 @@ static MlirWalkResult collectSends(MlirOperation op, void *userData) {
     return MlirWalkResultInterrupt;
   }
   sent->tags = memoptGrowArray(sent->tags, &sent->tagCapacity, sent->count + 1, sizeof *sent->tags);
-  sent->tensors = memoptGrowArray(sent->tensors, &sent->tensorCapacity, sent->count + 1, sizeof *sent->tensors);
+  sent->tensors =
+      memoptGrowArray(sent->tensors, &sent->tensorCapacity, sent->count + 1, sizeof *sent->tensors);
   sent->tags[sent->count] = tag;
   sent->tensors[sent->count++] = mlirOperationGetOperand(mlirOpResultGetOwner(buffer), 0);
   return MlirWalkResultAdvance;
@@ -224,8 +240,8 @@ static bool isTransferLeftover(MlirOperation op, bool mpi) {
     if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, r))))
       return false;
   static const char *const leftovers[] = {
-      "memref.alloc",          "bufferization.to_buffer", "bufferization.to_tensor",
-      "tensor.expand_shape",   "tensor.collapse_shape",   "arith.index_cast",
+      "memref.alloc",        "bufferization.to_buffer", "bufferization.to_tensor",
+      "tensor.expand_shape", "tensor.collapse_shape",   "arith.index_cast",
       "arith.constant"};
   for (size_t k = 0; k < sizeof leftovers / sizeof *leftovers; ++k)
     if (memoptOperationIsA(op, leftovers[k]))
@@ -269,7 +285,8 @@ bool harnessPipelineSequential(const HarnessEntry *entry, MemoptStringBuffer *er
   ok = ok && !mlirOperationIsNull(last);
   /* The last stage's results, which it computed or received, are the results. */
   for (intptr_t q = 0; ok && q < mlirOperationGetNumResults(dispatch); ++q)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(dispatch, q), mlirOperationGetOperand(last, q));
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(dispatch, q),
+                                  mlirOperationGetOperand(last, q));
   if (ok)
     memoptEraseOp(dispatch);
   /* Each received tensor still read (the results of the earlier cases are
@@ -288,7 +305,8 @@ bool harnessPipelineSequential(const HarnessEntry *entry, MemoptStringBuffer *er
     while (k < sent.count && sent.tags[k] != tag)
       ++k;
     if (k == sent.count) {
-      memoptEmitOpError(op, "the pipeline driver receives tag %lld here, which no rank sends", (long long)tag);
+      memoptEmitOpError(op, "the pipeline driver receives tag %lld here, which no rank sends",
+                        (long long)tag);
       ok = false;
     } else
       mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), sent.tensors[k]);
@@ -296,8 +314,10 @@ bool harnessPipelineSequential(const HarnessEntry *entry, MemoptStringBuffer *er
   if (ok)
     eraseLeftovers(body, true);
   if (!ok && !error->length)
-    memoptStringBufferAppendFormat(error, "@%s carries place.pipeline_stages but is not a pipeline "
-                                          "driver memopt-run can run on one process", entry->name);
+    memoptStringBufferAppendFormat(error,
+                                   "@%s carries place.pipeline_stages but is not a pipeline "
+                                   "driver memopt-run can run on one process",
+                                   entry->name);
   free(sent.tags);
   free(sent.tensors);
   return ok;
