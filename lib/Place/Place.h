@@ -172,7 +172,7 @@ typedef struct MemoptPlacementLayer {
   /* The program as written (MemoptPlacementProgram), at its element types: */
   double wholeParameterBytes; /* parameters every device holds whole (vectors, gathered tables) */
   double splitParameterBytes; /* parameter matrices tensor parallelism splits */
-  const double *heldBytes;    /* per microbatch candidate: the most its ops hold at once, data included */
+  const double *heldBytes;    /* [tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, data included */
 } MemoptPlacementLayer;
 
 /// What a stage holds per device: a training step of the program (PHAZE's model) or the program run as written.
@@ -180,6 +180,9 @@ typedef enum MemoptPlacementMemory {
   MemoptPlacementTraining, /* parameters x (1 + state), stashed or recomputed activations */
   MemoptPlacementProgram,  /* parameters' share, one microbatch's largest live set */
 } MemoptPlacementMemory;
+
+/// Returns how many tensor-parallel degrees (1, 2, 4, ...) are at most `maxTensorParallel` (PlacementProblemCheck.c).
+size_t memoptPlacementTensorDegrees(int64_t maxTensorParallel);
 
 /// A training placement problem: layers in order, the cluster, the batch.
 typedef struct MemoptPlacementProblem {
@@ -230,6 +233,9 @@ typedef struct MemoptPlacementFailure {
   size_t firstLayer;
   size_t layerCount;
 } MemoptPlacementFailure;
+
+/// Returns true when layers 1 .. L-2 of `problem` are equal and every figure is non-negative, what memoptPlacementSearch's threshold search rests on (PlacementProblemCheck.c).
+bool memoptPlacementMiddleLayersEqual(const MemoptPlacementProblem *problem);
 
 /// Finds the plan of least time per batch, the same plan as memoptPlacementSearchDP; when layers 1 .. L-2 are equal, by bisection on the slowest stage and all-reduce in O(p log L) per threshold, else by the DP. False (with `failure`) when nothing fits in HBM.
 bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,

@@ -86,11 +86,12 @@ void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->microbatches);
 }
 
-/* memory=program: the most each segment's ops hold at once, per microbatch
- * candidate (`storage->heldBytes`). */
+/* memory=program: the most each segment's ops hold at once, per tensor
+ * degree (1, 2, 4, ... `degrees` of them) and microbatch candidate
+ * (`storage->heldBytes`). */
 static bool programHeldBytes(const MemoptPlaceModel *model, size_t dataArguments,
                              const size_t firsts[3], const size_t lengths[3], size_t count,
-                             MemoptPlaceProblemStorage *storage) {
+                             size_t degrees, MemoptPlaceProblemStorage *storage) {
   MemoptPlaceProgramMemory memory;
   MemoptStringBuffer error = memoptStringBufferCreate();
   if (!memoptPlaceProgramMemoryCompute(model->func, dataArguments, model->irBatch, &memory,
@@ -101,12 +102,13 @@ static bool programHeldBytes(const MemoptPlaceModel *model, size_t dataArguments
     return false;
   }
   memoptStringBufferDestroy(&error);
-  storage->heldBytes = memoptAllocateZeroed(3 * count, sizeof *storage->heldBytes);
+  storage->heldBytes = memoptAllocateZeroed(3 * degrees * count, sizeof *storage->heldBytes);
   for (int segment = 0; segment < 3; ++segment)
-    for (size_t mb = 0; mb < count; ++mb)
-      storage->heldBytes[segment * count + mb] = memoptPlaceProgramMemoryPeak(
-          &memory, firsts[segment], firsts[segment] + lengths[segment],
-          (double)storage->microbatches[mb]);
+    for (size_t t = 0; t < degrees; ++t)
+      for (size_t mb = 0; mb < count; ++mb)
+        storage->heldBytes[(segment * degrees + t) * count + mb] = memoptPlaceProgramMemoryPeak(
+            &memory, firsts[segment], firsts[segment] + lengths[segment],
+            (double)storage->microbatches[mb], (double)((int64_t)1 << t));
   memoptPlaceProgramMemoryDestroy(&memory);
   return true;
 }
@@ -177,7 +179,10 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
   }
   memoptStringBufferDestroy(&reason);
   bool program = strcmp(memoptPassOptionsGetString(options, "memory"), "program") == 0;
-  if (program && !programHeldBytes(model, dataArguments, firsts, lengths, count, storage))
+  size_t degrees =
+      memoptPlacementTensorDegrees(memoptPassOptionsGetInteger(options, "max-tensor-parallel"));
+  if (program &&
+      !programHeldBytes(model, dataArguments, firsts, lengths, count, degrees, storage))
     return false;
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
@@ -191,7 +196,7 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
         cost->boundaryElements / model->irBatch * element,
         cost->parameterBytes - cost->splitParameterBytes,
         cost->splitParameterBytes,
-        program ? &storage->heldBytes[segment * count] : NULL};
+        program ? &storage->heldBytes[segment * degrees * count] : NULL};
   }
   storage->problem = (MemoptPlacementProblem){
       storage->layers,

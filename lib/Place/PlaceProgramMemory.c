@@ -14,7 +14,17 @@
  * A collapse_shape carries it in the group holding k, an expand_shape in
  * the first dimension of group k (the batch is outermost in row-major
  * order), any other op along k when the result has the operand's rank, else
- * along its first dimension; a scalar never does. */
+ * along its first dimension; a scalar never does.
+ *
+ * A value is split over the tensor-parallel group the same way, along
+ * Megatron's split: a contraction none of whose operands is split yet,
+ * reading a parameter (an argument, or a value computed from arguments
+ * alone, such as a transposed weight; not a table a gather reads, which
+ * place-to-shard keeps whole), splits the loop that only the
+ * parameter and the result index (the column split); the split then
+ * follows the data flow as the batch does, and a result summed over a split
+ * loop (the row split, all-reduced) is whole. A buffer split so holds 1 / t
+ * of its bytes on each device of a group of t. */
 #include "Place/PlaceSearch.h"
 
 #include "Analysis/Analysis.h"
@@ -34,12 +44,27 @@
  * follows (tensor.empty, fill, generic, and a few more for nested inits). */
 enum { initChainDepth = 8 };
 
-/* Values carrying the batch, each mapped to its dimension. */
+/* Values carrying the batch (or the tensor split), each mapped to its
+ * dimension and to the stride within it at which the carried factor sits:
+ * 1 for a dimension of its own, the extent of the dimensions collapsed
+ * inside it otherwise (heads collapsed as [batch x heads] sit at stride 1,
+ * the batch at stride heads), so that an expand_shape finds it again. The
+ * map holds stride << dimBits | dimension. */
 typedef MemoptPointerMap BatchMap;
+enum { dimBits = 8 };
 
 static int64_t batchDimOf(const BatchMap *batch, MlirValue value) {
-  size_t dim = memoptPointerMapLookup(batch, value.ptr);
-  return dim == MEMOPT_NO_INDEX ? -1 : (int64_t)dim;
+  size_t carried = memoptPointerMapLookup(batch, value.ptr);
+  return carried == MEMOPT_NO_INDEX ? -1 : (int64_t)(carried & ((1u << dimBits) - 1));
+}
+
+static int64_t batchStrideOf(const BatchMap *batch, MlirValue value) {
+  size_t carried = memoptPointerMapLookup(batch, value.ptr);
+  return carried == MEMOPT_NO_INDEX ? 1 : (int64_t)(carried >> dimBits);
+}
+
+static void carry(BatchMap *batch, MlirValue value, int64_t dim, int64_t stride) {
+  memoptPointerMapInsert(batch, value.ptr, ((size_t)stride << dimBits) | (size_t)dim);
 }
 
 static intptr_t rankOf(MlirValue value) {
@@ -57,7 +82,7 @@ static int64_t loopOfOperandDim(MlirAttribute maps, intptr_t operand, int64_t di
 
 /* The dimension of linalg op `op`'s result `result` that carries the batch, or -1. */
 static int64_t linalgResultBatchDim(MlirOperation op, MlirAttribute maps, intptr_t result,
-                                    const BatchMap *batch) {
+                                    const BatchMap *batch, int64_t *stride) {
   intptr_t operands = mlirOperationGetNumOperands(op);
   intptr_t inits = mlirOperationGetNumResults(op);
   MlirAffineMap out =
@@ -69,28 +94,51 @@ static int64_t linalgResultBatchDim(MlirOperation op, MlirAttribute maps, intptr
     int64_t loop = loopOfOperandDim(maps, o, dim);
     for (intptr_t j = 0; loop >= 0 && j < mlirAffineMapGetNumResults(out); ++j) {
       MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
-      if (mlirAffineExprIsADim(expr) && (int64_t)mlirAffineDimExprGetPosition(expr) == loop)
+      if (mlirAffineExprIsADim(expr) && (int64_t)mlirAffineDimExprGetPosition(expr) == loop) {
+        *stride = batchStrideOf(batch, mlirOperationGetOperand(op, o));
         return j;
+      }
     }
   }
   return -1;
 }
 
-/* The result dimension of reshape `op` holding its source's dimension `dim`. */
-static int64_t reshapedDim(MlirOperation op, int64_t dim) {
+/* The product of the extents of dimensions (first, end) of `type`. */
+static int64_t extentProduct(MlirType type, intptr_t first, intptr_t end) {
+  int64_t product = 1;
+  for (intptr_t d = first + 1; d < end; ++d)
+    product *= mlirShapedTypeGetDimSize(type, d);
+  return product;
+}
+
+/* The result dimension of reshape `op` holding its source's dimension
+ * `dim` at `*stride`, which it updates: a collapse puts it in the group
+ * holding `dim`, at the stride the group's later dimensions add; an expand
+ * in the member of group `dim` whose later members' extent is the stride
+ * or below. */
+static int64_t reshapedDim(MlirOperation op, int64_t dim, int64_t *stride) {
   MlirAttribute groups =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation"));
   if (mlirAttributeIsNull(groups))
     return 0;
   bool collapse = memoptOperationIsA(op, "tensor.collapse_shape");
+  MlirType source = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
   int64_t first = 0;
   for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(groups); ++g) {
-    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
-    intptr_t size = mlirArrayAttrGetNumElements(group);
-    if (collapse && dim >= first && dim < first + size)
+    intptr_t size = mlirArrayAttrGetNumElements(mlirArrayAttrGetElement(groups, g));
+    if (collapse && dim >= first && dim < first + size) {
+      *stride *= extentProduct(source, dim, first + size);
       return g;
+    }
     if (!collapse && g == dim)
-      return first;
+      for (intptr_t m = first; m < first + size; ++m) {
+        int64_t inner = extentProduct(result, m, first + size);
+        if (inner <= *stride || m + 1 == first + size) {
+          *stride = inner > 0 ? *stride / inner : 1;
+          return m;
+        }
+      }
     first += size;
   }
   return 0;
@@ -105,25 +153,122 @@ static void followBatch(MlirOperation op, BatchMap *batch) {
     MlirValue result = mlirOperationGetResult(op, r);
     if (rankOf(result) == 0)
       continue;
-    int64_t dim = -1;
+    int64_t dim = -1, stride = 1;
     if (!mlirAttributeIsNull(maps)) {
-      dim = linalgResultBatchDim(op, maps, r, batch);
+      dim = linalgResultBatchDim(op, maps, r, batch, &stride);
     } else {
       for (intptr_t o = 0; o < mlirOperationGetNumOperands(op) && dim < 0; ++o) {
         MlirValue operand = mlirOperationGetOperand(op, o);
         int64_t from = batchDimOf(batch, operand);
         if (from < 0)
           continue;
+        stride = batchStrideOf(batch, operand);
         if (memoptOperationIsA(op, "tensor.collapse_shape") ||
             memoptOperationIsA(op, "tensor.expand_shape"))
-          dim = reshapedDim(op, from);
+          dim = reshapedDim(op, from, &stride);
         else
           dim = rankOf(result) == rankOf(operand) ? from : 0;
       }
     }
     if (dim >= 0)
-      memoptPointerMapInsert(batch, result.ptr, (size_t)dim);
+      carry(batch, result, dim, stride);
   }
+}
+
+/* True when an op nested in a region reads `argument` (a gather reads its
+ * table in its body): place-to-shard keeps such a parameter whole. */
+static bool readInRegion(MlirValue argument) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)),
+                        mlirBlockArgumentGetOwner(argument)))
+      return true;
+  return false;
+}
+
+/* Whether `value` is a parameter (an argument from `dataArguments` on) or
+ * computed from parameters alone (`derived`): 0 when not, 1 when Megatron
+ * may split it, 2 when it stays whole (a gathered table, or computed from
+ * one). */
+static int parameterKind(MlirValue value, MlirBlock body, size_t dataArguments,
+                         const MemoptPointerMap *derived) {
+  if (mlirValueIsABlockArgument(value)) {
+    if (!mlirBlockEqual(mlirBlockArgumentGetOwner(value), body) ||
+        (size_t)mlirBlockArgumentGetArgNumber(value) < dataArguments)
+      return 0;
+    return readInRegion(value) ? 2 : 1;
+  }
+  size_t kind = memoptPointerMapLookup(derived, value.ptr);
+  return kind == MEMOPT_NO_INDEX ? 0 : (int)kind;
+}
+
+/* The result dimension of contraction `op` that Megatron's column split
+ * takes: the position in the result map of a loop that input `parameter`'s
+ * map and the result's hold and no other input's does; -1 when none. */
+static int64_t columnSplitDim(MlirOperation op, MlirAttribute maps, intptr_t parameter) {
+  intptr_t inputs = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
+  MlirAffineMap out = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs));
+  for (intptr_t j = 0; j < mlirAffineMapGetNumResults(out); ++j) {
+    MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
+    if (!mlirAffineExprIsADim(expr))
+      continue;
+    intptr_t loop = mlirAffineDimExprGetPosition(expr);
+    bool onlyParameter = true, inParameter = false;
+    for (intptr_t i = 0; i < inputs; ++i) {
+      MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+      bool holds = false;
+      for (intptr_t k = 0; k < mlirAffineMapGetNumResults(map); ++k) {
+        MlirAffineExpr e = mlirAffineMapGetResult(map, k);
+        holds = holds || (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == loop);
+      }
+      if (i == parameter)
+        inParameter = holds;
+      else
+        onlyParameter = onlyParameter && !holds;
+    }
+    if (inParameter && onlyParameter)
+      return j;
+  }
+  return -1;
+}
+
+/* Records which results of top-level op `op` are split over the tensor
+ * group (`split`, along which dimension) and which are computed from
+ * parameters alone (`derived`). */
+static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArguments,
+                              BatchMap *split, MemoptPointerMap *derived) {
+  bool anySplit = false, allParameters = mlirOperationGetNumOperands(op) > 0;
+  int kind = 1; /* of the parameters the op reads: 2 when any stays whole */
+  intptr_t parameter = -1;
+  /* A linalg op's inits come after its inputs; other ops only read. */
+  intptr_t inputs = mlirOperationGetNumOperands(op) -
+                    (memoptOperationIsInDialect(op, "linalg") ? mlirOperationGetNumResults(op) : 0);
+  for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+    MlirValue operand = mlirOperationGetOperand(op, o);
+    anySplit = anySplit || batchDimOf(split, operand) >= 0;
+    int operandKind = parameterKind(operand, body, dataArguments, derived);
+    if (rankOf(operand) > 0 && o < inputs && operandKind == 0)
+      allParameters = false;
+    kind = operandKind > kind ? operandKind : kind;
+    if (operandKind == 1 && rankOf(operand) >= 2 && o < inputs && parameter < 0)
+      parameter = o;
+  }
+  if (allParameters)
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+      memoptPointerMapInsert(derived, mlirOperationGetResult(op, r).ptr, (size_t)kind);
+  if (anySplit) {
+    followBatch(op, split);
+    return;
+  }
+  MlirAttribute maps = memoptOperationIsInDialect(op, "linalg")
+                           ? mlirLinalgGetIndexingMapsAttribute(op)
+                           : (MlirAttribute){NULL};
+  if (allParameters || parameter < 0 || mlirAttributeIsNull(maps) ||
+      !mlirLinalgIsAContractionOp(op) || mlirOperationGetNumResults(op) != 1)
+    return;
+  int64_t dim = columnSplitDim(op, maps, parameter);
+  if (dim >= 0)
+    carry(split, mlirOperationGetResult(op, 0), dim, 1);
 }
 
 /* Whether the buffer first holding `value` carries the batch: `value` does,
@@ -169,8 +314,8 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   if (!profile)
     return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  BatchMap batch = memoptPointerMapCreate();
-  MemoptPointerMap indexOf = memoptPointerMapCreate();
+  BatchMap batch = memoptPointerMapCreate(), split = memoptPointerMapCreate();
+  MemoptPointerMap derived = memoptPointerMapCreate(), indexOf = memoptPointerMapCreate();
   size_t count = 0;
   for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a) {
     MlirValue argument = mlirBlockGetArgument(body, a);
@@ -180,16 +325,19 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
       continue;
     memory->dataBytesPerSample += (double)bytes / irBatch;
     if (rankOf(argument) > 0)
-      memoptPointerMapInsert(&batch, argument.ptr, 0);
+      carry(&batch, argument, 0, 1);
   }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     memoptPointerMapInsert(&indexOf, op.ptr, count++);
     followBatch(op, &batch);
+    followTensorSplit(op, body, dataArguments, &split, &derived);
   }
   memory->opCount = count;
-  memory->perSampleBytes = memoptAllocateZeroed(count + 1, sizeof *memory->perSampleBytes);
-  memory->fixedBytes = memoptAllocateZeroed(count + 1, sizeof *memory->fixedBytes);
+  for (int k = 0; k < 2; ++k) {
+    memory->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->perSampleBytes[k]);
+    memory->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->fixedBytes[k]);
+  }
   size_t positions = memoptMemoryProfileGetNumPositions(profile);
   size_t *opAt = memoptAllocateZeroed(positions + 1, sizeof *opAt);
   for (size_t p = 0; p < positions; ++p)
@@ -201,30 +349,37 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
         bufferCarriesBatch(info.value, &batch, initChainDepth) ||
         (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
          batchDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
+    int splitOver = bufferCarriesBatch(info.value, &split, initChainDepth) ? 1 : 0;
     double bytes = allocatedBytes(&info);
-    double *into = perSample ? memory->perSampleBytes : memory->fixedBytes;
+    double *into = perSample ? memory->perSampleBytes[splitOver] : memory->fixedBytes[splitOver];
     for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p)
       if (opAt[p] != MEMOPT_NO_INDEX)
         into[opAt[p]] += perSample ? bytes / irBatch : bytes;
   }
   free(opAt);
   memoptPointerMapDestroy(&indexOf);
+  memoptPointerMapDestroy(&derived);
+  memoptPointerMapDestroy(&split);
   memoptPointerMapDestroy(&batch);
   memoptMemoryProfileDestroy(profile);
   return true;
 }
 
 double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,
-                                    size_t end, double microbatch) {
+                                    size_t end, double microbatch, double tensor) {
   double peak = 0;
   for (size_t i = first; i < end && i < memory->opCount; ++i) {
-    double held = memory->perSampleBytes[i] * microbatch + memory->fixedBytes[i];
+    double held =
+        (memory->perSampleBytes[0][i] + memory->perSampleBytes[1][i] / tensor) * microbatch +
+        memory->fixedBytes[0][i] + memory->fixedBytes[1][i] / tensor;
     peak = held > peak ? held : peak;
   }
   return peak + memory->dataBytesPerSample * microbatch;
 }
 
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory) {
-  free(memory->perSampleBytes);
-  free(memory->fixedBytes);
+  for (int k = 0; k < 2; ++k) {
+    free(memory->perSampleBytes[k]);
+    free(memory->fixedBytes[k]);
+  }
 }

@@ -44,8 +44,9 @@ typedef struct MemoptPlaceModel {
 /// What a function holds as written at each top-level op (PlaceProgramMemory.c), at its element types.
 typedef struct MemoptPlaceProgramMemory {
   size_t opCount;            /* top-level ops, the terminator included */
-  double *perSampleBytes;    /* per op: live buffers carrying the batch, per sample */
-  double *fixedBytes;        /* per op: live buffers that do not (gradients, sums over the batch) */
+  /* Per op, [0] whole on each device, [1] split over the tensor group: */
+  double *perSampleBytes[2]; /* live buffers carrying the batch, per sample */
+  double *fixedBytes[2];     /* live buffers that do not (gradients, sums over the batch) */
   double dataBytesPerSample; /* the data arguments, held throughout */
 } MemoptPlaceProgramMemory;
 
@@ -53,9 +54,9 @@ typedef struct MemoptPlaceProgramMemory {
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 
-/// Returns the most bytes ops [first, end) hold at once at `microbatch` samples, the data arguments included.
+/// Returns the most bytes ops [first, end) hold at once per device at `microbatch` samples on a tensor-parallel group of `tensor`, the data arguments included.
 double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,
-                                    size_t end, double microbatch);
+                                    size_t end, double microbatch, double tensor);
 
 /// Frees what memoptPlaceProgramMemoryCompute allocated.
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory);
@@ -65,7 +66,7 @@ typedef struct MemoptPlaceProblemStorage {
   MemoptPlacementProblem problem;
   MemoptPlacementLayer *layers;
   double *seconds; /* [segment][microbatch] */
-  double *heldBytes; /* [segment][microbatch]: memory=program's peak of the segment's ops */
+  double *heldBytes; /* [segment][tensor degree][microbatch]: memory=program's peak of the segment's ops */
   int64_t *microbatches;
   MemoptSegmentCost segments[3];
 } MemoptPlaceProblemStorage;

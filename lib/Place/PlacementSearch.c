@@ -56,6 +56,14 @@ typedef struct StageSums {
   double heldParameters, largestHeld; /* the program as written */
 } StageSums;
 
+/* The index of `config`'s tensor degree and microbatch in a layer's heldBytes. */
+static size_t heldIndex(const MemoptPlacementProblem *problem, const Config *config) {
+  size_t degree = 0;
+  while (((int64_t)1 << degree) < config->tensor)
+    ++degree;
+  return degree * problem->microbatchCount + config->microbatchIndex;
+}
+
 static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
                           StageSums *sums, size_t l) {
   double t = (double)config->tensor, m = (double)config->microbatch;
@@ -68,7 +76,7 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
   sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t;
   sums->largestHeld =
-      fmax(sums->largestHeld, layer->heldBytes ? layer->heldBytes[config->microbatchIndex] : 0);
+      fmax(sums->largestHeld, layer->heldBytes ? layer->heldBytes[heldIndex(problem, config)] : 0);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are
@@ -650,42 +658,9 @@ static void searchConfigUniform(const MemoptPlacementProblem *problem, const Con
   free(u.tail);
 }
 
-static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *a,
-                        const MemoptPlacementLayer *b) {
-  if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
-      a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
-      a->splitParameterBytes != b->splitParameterBytes || !a->heldBytes != !b->heldBytes)
-    return false;
-  bool equal = true;
-  for (size_t mb = 0; equal && mb < problem->microbatchCount; ++mb)
-    equal = a->forwardSeconds[mb] == b->forwardSeconds[mb] &&
-            (!a->heldBytes || a->heldBytes[mb] == b->heldBytes[mb]);
-  return equal;
-}
-
-static bool layerNonNegative(const MemoptPlacementProblem *problem, const MemoptPlacementLayer *layer) {
-  bool ok = layer->parameterBytes >= 0 && layer->activationBytes >= 0 &&
-            layer->boundaryBytes >= 0 && layer->wholeParameterBytes >= 0 &&
-            layer->splitParameterBytes >= 0;
-  for (size_t mb = 0; ok && mb < problem->microbatchCount; ++mb)
-    ok = layer->forwardSeconds[mb] >= 0 && (!layer->heldBytes || layer->heldBytes[mb] >= 0);
-  return ok;
-}
-
-/* Whether layers 1 .. L-2 are equal and every figure is non-negative (what
- * the threshold search's monotonicity rests on). */
-static bool middleLayersEqual(const MemoptPlacementProblem *problem) {
-  size_t layers = problem->layerCount;
-  for (size_t l = 0; l < layers; ++l)
-    if ((l >= 2 && l + 1 < layers && !layersEqual(problem, &problem->layers[1], &problem->layers[l])) ||
-        ((l < 2 || l + 1 == layers) && !layerNonNegative(problem, &problem->layers[l])))
-      return false;
-  return true;
-}
-
 bool memoptPlacementSearch(const MemoptPlacementProblem *problem, MemoptPlacementPlan *plan,
                            MemoptPlacementFailure *failure) {
-  if (!middleLayersEqual(problem))
+  if (!memoptPlacementMiddleLayersEqual(problem))
     return memoptPlacementSearchDP(problem, plan, failure);
   return searchEveryConfig(problem, searchConfigUniform, plan, failure);
 }

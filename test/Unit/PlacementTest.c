@@ -109,9 +109,10 @@ static void thresholdSearchChoosesTheDPPlan(void **state) {
 
 /* The program as written holds, per device, every layer's whole
  * parameters, its split parameters over t, and the most one microbatch's
- * ops hold at once among its layers. Three layers (whole, split, held at
- * microbatch 2): (100, 0, 80), (20, 800, 240), (10, 200, 120).
- *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 240 = 870
+ * ops hold at once among its layers, at the plan's tensor degree. Three
+ * layers (whole, split, held at microbatch 2 on 1 device and on each of 2):
+ * (100, 0, 80 | 60), (20, 800, 240 | 140), (10, 200, 120 | 100).
+ *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 140 = 770
  *   data-parallel 2:   130 + 1000 / 1 + 240                       = 1370
  * The training figures on the same problem count none of it: their fields
  * (parameterBytes, activationBytes, boundaryBytes) are 0, and so is their
@@ -120,7 +121,7 @@ static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) 
   (void)state;
   double seconds[1] = {1};
   int64_t microbatches[1] = {2};
-  double held[3][1] = {{80}, {240}, {120}};
+  double held[3][2] = {{80, 60}, {240, 140}, {120, 100}};
   MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, held[0]},
                                     {seconds, 0, 0, 0, 20, 800, held[1]},
                                     {seconds, 0, 0, 0, 10, 200, held[2]}};
@@ -129,7 +130,7 @@ static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) 
   MemoptPlacementPlan plan;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 2, 1, &plan));
   assert_int_equal(plan.stageCount, 1);
-  assert_true(plan.stages[0].memoryBytes == 870);
+  assert_true(plan.stages[0].memoryBytes == 770);
   memoptPlacementPlanDestroy(&plan);
   problem.globalBatch = 4;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));

@@ -2,7 +2,8 @@
 // its parameters' share, its data for one microbatch, and the most its
 // buffers hold at once, where a buffer carrying the batch scales with the
 // microbatch and one that does not (a gradient, summed over the batch) is
-// whole on every device.
+// whole on every device of a data-parallel group; a buffer Megatron's split
+// divides over a tensor-parallel group holds its share.
 //
 // A training-step-like function of batch 4: h = x w (4x8 f32, 128 bytes,
 // 32 per sample: it carries x's batch through the matmul's parallel loop)
@@ -11,10 +12,17 @@
 // Parameter w: 8x8 f32, 256 bytes; data x: 32 bytes per sample.
 //   1 device, microbatch 4:          256 + 4 x 32 + 4 x 32 + 256 = 768
 //   data-parallel 2, microbatch 2:   256 + 2 x 32 + 2 x 32 + 256 = 640
+// At tensor-parallel 2 (a global batch of 1 sample), Megatron's column
+// split takes the loop j that only w and h index: each device holds half
+// of w's columns and of h, and g = x^T h, indexed by j too, is split the
+// same way:
+//   tensor-parallel 2, microbatch 1: 256 / 2 + 32 + 32 / 2 + 256 / 2 = 304
 // RUN: memopt-opt %s --pass-pipeline='builtin.module(place-search{devices=1 global-batch=4 max-microbatch=4 max-tensor-parallel=1 schedule=list memory=program})' | FileCheck %s --check-prefix=ONE
 // RUN: memopt-opt %s --pass-pipeline='builtin.module(place-search{devices=2 global-batch=4 max-microbatch=2 max-tensor-parallel=1 schedule=list memory=program})' | FileCheck %s --check-prefix=TWO
+// RUN: memopt-opt %s --pass-pipeline='builtin.module(place-search{devices=2 global-batch=1 max-microbatch=1 schedule=list memory=program})' | FileCheck %s --check-prefix=SPLIT
 // ONE: }) {{{.*}}data_parallel = 1 : i64, {{.*}}memory_bytes_per_device = 768 : i64
 // TWO: }) {{{.*}}data_parallel = 2 : i64, {{.*}}memory_bytes_per_device = 640 : i64
+// SPLIT: }) {{{.*}}memory_bytes_per_device = 304 : i64, {{.*}}tensor_parallel = 2 : i64
 
 func.func @step(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<8x8xf32>) {
   %zero = arith.constant 0.0 : f32
