@@ -7,6 +7,7 @@
 #ifndef MEMOPT_IR_IR_H
 #define MEMOPT_IR_IR_H
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
@@ -78,8 +79,20 @@ MemoptIteratorKind memoptLinalgIteratorKind(MlirAttribute iterator);
 /// from 0 there.
 bool memoptLinalgReadsLoopIndex(MlirOperation op, int64_t loop);
 
+/// Returns true when `op` is a tensor.collapse_shape or tensor.expand_shape.
+bool memoptOperationIsTensorReshape(MlirOperation op);
+
+/// Returns the loop that result `index` of indexing map `map` is (d_loop), or -1 when that result is another expression.
+int64_t memoptAffineMapResultLoop(MlirAffineMap map, intptr_t index);
+
+/// Returns the position of the result of indexing map `map` that is loop `loop` (d_loop), or -1 when none is.
+int64_t memoptAffineMapLoopPosition(MlirAffineMap map, int64_t loop);
+
 /// Returns true when `op` is `ancestor` or nested in it.
 bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor);
+
+/// Returns true when an op nested in a region of an op of `block` reads `value` (a gather reads its table in its body).
+bool memoptValueIsReadInRegion(MlirValue value, MlirBlock block);
 
 /// Returns true when `value` has exactly one use.
 bool memoptValueHasOneUse(MlirValue value);
@@ -119,6 +132,9 @@ MlirContext memoptContextCreate(bool allowUnregisteredDialects);
 /// An MlirStringCallback that appends `text` to the MemoptStringBuffer passed
 /// as `userData`: the way to collect MLIR's printed output.
 void memoptAppendToBuffer(MlirStringRef text, void *userData);
+
+/// Returns the value of integer attribute `name` of `op`, which must have it (an attribute its verifier requires): the low 64 bits, as mlirIntegerAttrGetValueInt.
+int64_t memoptOperationGetIntegerAttr(MlirOperation op, const char *name);
 
 /// Reads the value of integer attribute `attr`, of any width and signedness,
 /// into `value`; false when it lies outside int64_t.

@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int64_t memoptOperationGetIntegerAttr(MlirOperation op, const char *name) {
+  return mlirIntegerAttrGetValueInt(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
 bool memoptIntegerAttrGetInt64(MlirAttribute attr, int64_t *value) {
   MlirType type = mlirAttributeGetType(attr);
   unsigned width = mlirTypeIsAInteger(type) ? mlirIntegerTypeGetWidth(type) : 64; /* index */

@@ -2,6 +2,8 @@
  * before they move, clone or recompute an op. */
 #include "IR/IR.h"
 
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -87,4 +89,21 @@ bool memoptLinalgReadsLoopIndex(MlirOperation op, int64_t loop) {
     }
   }
   return false;
+}
+
+bool memoptOperationIsTensorReshape(MlirOperation op) {
+  return memoptOperationIsA(op, "tensor.collapse_shape") ||
+         memoptOperationIsA(op, "tensor.expand_shape");
+}
+
+int64_t memoptAffineMapResultLoop(MlirAffineMap map, intptr_t index) {
+  MlirAffineExpr expr = mlirAffineMapGetResult(map, index);
+  return mlirAffineExprIsADim(expr) ? (int64_t)mlirAffineDimExprGetPosition(expr) : -1;
+}
+
+int64_t memoptAffineMapLoopPosition(MlirAffineMap map, int64_t loop) {
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r)
+    if (memoptAffineMapResultLoop(map, r) == loop)
+      return r;
+  return -1;
 }

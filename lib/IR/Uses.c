@@ -11,6 +11,14 @@ bool memoptOperationIsInside(MlirOperation op, MlirOperation ancestor) {
   return false;
 }
 
+bool memoptValueIsReadInRegion(MlirValue value, MlirBlock block) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use))
+    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)), block))
+      return true;
+  return false;
+}
+
 bool memoptValueHasOneUse(MlirValue value) {
   MlirOpOperand use = mlirValueGetFirstUse(value);
   return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));

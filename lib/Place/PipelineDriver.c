@@ -47,10 +47,6 @@ MlirValue *memoptPipelineStageOutputs(MlirOperation stage, intptr_t *count) {
   return outputs;
 }
 
-static int64_t integerAttribute(MlirOperation op, const char *name) {
-  return mlirIntegerAttrGetValueInt(
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
-}
 
 bool memoptPipelineDriverCheck(MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
@@ -60,8 +56,8 @@ bool memoptPipelineDriverCheck(MlirOperation func) {
        op = mlirOperationGetNextInBlock(op)) {
     if (!memoptOperationIsA(op, "place.stage"))
       continue;
-    int64_t tensor = integerAttribute(op, "tensor_parallel"),
-            data = integerAttribute(op, "data_parallel");
+    int64_t tensor = memoptOperationGetIntegerAttr(op, "tensor_parallel"),
+            data = memoptOperationGetIntegerAttr(op, "data_parallel");
     if (tensor * data == 1)
       continue;
     memoptEmitOpDiagnostic(

@@ -306,8 +306,8 @@ size_t memoptShardPinSlicedIndexLoops(MlirBlock body);
 /// Rewrites each top-level tensor.extract_slice in `body` of a collapse_shape that takes whole blocks of each collapsed group as the collapse of a slice of the collapse's source (ShardNormalizeTraining.c); returns how many.
 size_t memoptShardSwapSlicesOfCollapses(MlirBlock body);
 
-/// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c).
-void memoptShardReturnViewSources(MlirOperation func);
+/// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c); returns, per result, a detached copy of the view it replaced or a null op (the caller destroys the copies and frees the array).
+MlirOperation *memoptShardReturnViewSources(MlirOperation func);
 
 /// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), generalized fills made linalg.fill again, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments, and `call` (a func.call of `func` in a block of its own, or a null op) keeps calling it as before (the hoisted views applied to its operands, the returned sources viewed back). On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, bool **parameters,

@@ -38,8 +38,9 @@ typedef struct IfList {
   size_t capacity;
 } IfList;
 
-/* The constant `fill` (a linalg.fill) writes, or a null attribute when it
- * is not one or its scalar is not an arith.constant. */
+/* The value attribute of the constant that the linalg.fill defining
+ * `value` writes, or a null attribute when `value` is not a fill's result or
+ * the fill's scalar is not an arith.constant. */
 static MlirAttribute filledConstant(MlirValue value) {
   MlirAttribute none = {NULL};
   if (!mlirValueIsAOpResult(value))

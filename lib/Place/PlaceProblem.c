@@ -59,7 +59,7 @@ void memoptPlaceOpRangeOf(const MemoptPlaceModel *model, size_t index, size_t *f
   }
 }
 
-void memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
+bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
                                MemoptPlaceModel *model) {
   memset(model, 0, sizeof *model);
   model->func = func;
@@ -74,10 +74,24 @@ void memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *opti
   model->irBatch = memoptPassOptionsGetInteger(options, "batch")
                        ? (double)memoptPassOptionsGetInteger(options, "batch")
                        : leadingDimension(func);
+  if (strcmp(memoptPassOptionsGetString(options, "memory"), "program") != 0)
+    return true;
+  /* What the function holds does not depend on the accelerator: priced
+   * once, whatever architecture-search tries. */
+  MemoptStringBuffer error = memoptStringBufferCreate();
+  bool ok = memoptPlaceProgramMemoryCompute(
+      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch,
+      &model->program, &error);
+  if (!ok)
+    memoptEmitOpDiagnostic(func, MlirDiagnosticError,
+                           "place-search cannot estimate what the function holds: %s", error.data);
+  memoptStringBufferDestroy(&error);
+  return ok;
 }
 
 void memoptPlaceModelDestroy(MemoptPlaceModel *model) {
   memoptLayerStructureDestroy(&model->structure);
+  memoptPlaceProgramMemoryDestroy(&model->program);
 }
 void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->layers);
@@ -89,28 +103,16 @@ void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
 /* memory=program: the most each segment's ops hold at once, per tensor
  * degree (1, 2, 4, ... `degrees` of them) and microbatch candidate
  * (`storage->heldBytes`). */
-static bool programHeldBytes(const MemoptPlaceModel *model, size_t dataArguments,
-                             const size_t firsts[3], const size_t lengths[3], size_t count,
-                             size_t degrees, MemoptPlaceProblemStorage *storage) {
-  MemoptPlaceProgramMemory memory;
-  MemoptStringBuffer error = memoptStringBufferCreate();
-  if (!memoptPlaceProgramMemoryCompute(model->func, dataArguments, model->irBatch, &memory,
-                                       &error)) {
-    memoptEmitOpDiagnostic(model->func, MlirDiagnosticError,
-                           "place-search cannot estimate what the function holds: %s", error.data);
-    memoptStringBufferDestroy(&error);
-    return false;
-  }
-  memoptStringBufferDestroy(&error);
+static void programHeldBytes(const MemoptPlaceModel *model, const size_t firsts[3],
+                             const size_t lengths[3], size_t count, size_t degrees,
+                             MemoptPlaceProblemStorage *storage) {
   storage->heldBytes = memoptAllocateZeroed(3 * degrees * count, sizeof *storage->heldBytes);
   for (int segment = 0; segment < 3; ++segment)
     for (size_t t = 0; t < degrees; ++t)
       for (size_t mb = 0; mb < count; ++mb)
         storage->heldBytes[(segment * degrees + t) * count + mb] = memoptPlaceProgramMemoryPeak(
-            &memory, firsts[segment], firsts[segment] + lengths[segment],
+            &model->program, firsts[segment], firsts[segment] + lengths[segment],
             (double)storage->microbatches[mb], (double)((int64_t)1 << t));
-  memoptPlaceProgramMemoryDestroy(&memory);
-  return true;
 }
 
 /* Replaces `seconds` (ops in sequence) by the makespan the schedule option asks for. */
@@ -181,9 +183,8 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
   bool program = strcmp(memoptPassOptionsGetString(options, "memory"), "program") == 0;
   size_t degrees =
       memoptPlacementTensorDegrees(memoptPassOptionsGetInteger(options, "max-tensor-parallel"));
-  if (program &&
-      !programHeldBytes(model, dataArguments, firsts, lengths, count, degrees, storage))
-    return false;
+  if (program)
+    programHeldBytes(model, firsts, lengths, count, degrees, storage);
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
     int segment = memoptPlaceSegmentOf(model, l);

@@ -12,9 +12,9 @@
  * position j carries it along j (a loop the result does not index is a
  * reduction, and the result is a sum over the batch: it does not carry it).
  * A collapse_shape carries it in the group holding k, an expand_shape in
- * the first dimension of group k (the batch is outermost in row-major
- * order), any other op along k when the result has the operand's rank, else
- * along its first dimension; a scalar never does.
+ * the member of group k where it sat before the collapse (see CarriedMap),
+ * any other op along k when the result has the operand's rank, else along
+ * its first dimension; a scalar never does.
  *
  * A value is split over the tensor-parallel group the same way, along
  * Megatron's split: a contraction none of whose operands is split yet,
@@ -31,7 +31,6 @@
 #include "Analysis/BufferizationModel.h"
 #include "IR/IR.h"
 
-#include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -40,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Ops writing into one another's results as inits that bufferCarriesBatch
+/* Ops writing into one another's results as inits that bufferCarries
  * follows (tensor.empty, fill, generic, and a few more for nested inits). */
 enum { initChainDepth = 8 };
 
@@ -50,21 +49,21 @@ enum { initChainDepth = 8 };
  * inside it otherwise (heads collapsed as [batch x heads] sit at stride 1,
  * the batch at stride heads), so that an expand_shape finds it again. The
  * map holds stride << dimBits | dimension. */
-typedef MemoptPointerMap BatchMap;
+typedef MemoptPointerMap CarriedMap;
 enum { dimBits = 8 };
 
-static int64_t batchDimOf(const BatchMap *batch, MlirValue value) {
-  size_t carried = memoptPointerMapLookup(batch, value.ptr);
-  return carried == MEMOPT_NO_INDEX ? -1 : (int64_t)(carried & ((1u << dimBits) - 1));
+static int64_t carriedDimOf(const CarriedMap *map, MlirValue value) {
+  size_t entry = memoptPointerMapLookup(map, value.ptr);
+  return entry == MEMOPT_NO_INDEX ? -1 : (int64_t)(entry & ((1u << dimBits) - 1));
 }
 
-static int64_t batchStrideOf(const BatchMap *batch, MlirValue value) {
-  size_t carried = memoptPointerMapLookup(batch, value.ptr);
-  return carried == MEMOPT_NO_INDEX ? 1 : (int64_t)(carried >> dimBits);
+static int64_t carriedStrideOf(const CarriedMap *map, MlirValue value) {
+  size_t entry = memoptPointerMapLookup(map, value.ptr);
+  return entry == MEMOPT_NO_INDEX ? 1 : (int64_t)(entry >> dimBits);
 }
 
-static void carry(BatchMap *batch, MlirValue value, int64_t dim, int64_t stride) {
-  memoptPointerMapInsert(batch, value.ptr, ((size_t)stride << dimBits) | (size_t)dim);
+static void carry(CarriedMap *map, MlirValue value, int64_t dim, int64_t stride) {
+  memoptPointerMapInsert(map, value.ptr, ((size_t)stride << dimBits) | (size_t)dim);
 }
 
 static intptr_t rankOf(MlirValue value) {
@@ -72,32 +71,24 @@ static intptr_t rankOf(MlirValue value) {
   return mlirTypeIsAShaped(type) && mlirShapedTypeHasRank(type) ? mlirShapedTypeGetRank(type) : 0;
 }
 
-/* The loop a linalg op reads operand `operand`'s dimension `dim` with; -1
- * when that map result is not a single loop. */
-static int64_t loopOfOperandDim(MlirAttribute maps, intptr_t operand, int64_t dim) {
-  MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operand));
-  MlirAffineExpr expr = mlirAffineMapGetResult(map, (intptr_t)dim);
-  return mlirAffineExprIsADim(expr) ? (int64_t)mlirAffineDimExprGetPosition(expr) : -1;
-}
-
-/* The dimension of linalg op `op`'s result `result` that carries the batch, or -1. */
-static int64_t linalgResultBatchDim(MlirOperation op, MlirAttribute maps, intptr_t result,
-                                    const BatchMap *batch, int64_t *stride) {
+/* The dimension of linalg op `op`'s result `result` that carries what
+ * `carried` maps, or -1; its stride goes to `*stride`. */
+static int64_t linalgResultCarriedDim(MlirOperation op, MlirAttribute maps, intptr_t result,
+                                    const CarriedMap *carried, int64_t *stride) {
   intptr_t operands = mlirOperationGetNumOperands(op);
   intptr_t inits = mlirOperationGetNumResults(op);
   MlirAffineMap out =
       mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operands - inits + result));
   for (intptr_t o = 0; o < operands; ++o) {
-    int64_t dim = batchDimOf(batch, mlirOperationGetOperand(op, o));
+    int64_t dim = carriedDimOf(carried, mlirOperationGetOperand(op, o));
     if (dim < 0 || dim >= rankOf(mlirOperationGetOperand(op, o)))
       continue;
-    int64_t loop = loopOfOperandDim(maps, o, dim);
-    for (intptr_t j = 0; loop >= 0 && j < mlirAffineMapGetNumResults(out); ++j) {
-      MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
-      if (mlirAffineExprIsADim(expr) && (int64_t)mlirAffineDimExprGetPosition(expr) == loop) {
-        *stride = batchStrideOf(batch, mlirOperationGetOperand(op, o));
-        return j;
-      }
+    int64_t loop = memoptAffineMapResultLoop(
+        mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, o)), (intptr_t)dim);
+    int64_t position = loop >= 0 ? memoptAffineMapLoopPosition(out, loop) : -1;
+    if (position >= 0) {
+      *stride = carriedStrideOf(carried, mlirOperationGetOperand(op, o));
+      return position;
     }
   }
   return -1;
@@ -144,8 +135,9 @@ static int64_t reshapedDim(MlirOperation op, int64_t dim, int64_t *stride) {
   return 0;
 }
 
-/* Records which results of top-level op `op` carry the batch, and along which dimension. */
-static void followBatch(MlirOperation op, BatchMap *batch) {
+/* Records which results of top-level op `op` carry what `carried` maps
+ * (the batch, or the tensor split), and along which dimension. */
+static void followCarried(MlirOperation op, CarriedMap *carried) {
   MlirAttribute maps = memoptOperationIsInDialect(op, "linalg")
                            ? mlirLinalgGetIndexingMapsAttribute(op)
                            : (MlirAttribute){NULL};
@@ -155,35 +147,23 @@ static void followBatch(MlirOperation op, BatchMap *batch) {
       continue;
     int64_t dim = -1, stride = 1;
     if (!mlirAttributeIsNull(maps)) {
-      dim = linalgResultBatchDim(op, maps, r, batch, &stride);
+      dim = linalgResultCarriedDim(op, maps, r, carried, &stride);
     } else {
       for (intptr_t o = 0; o < mlirOperationGetNumOperands(op) && dim < 0; ++o) {
         MlirValue operand = mlirOperationGetOperand(op, o);
-        int64_t from = batchDimOf(batch, operand);
+        int64_t from = carriedDimOf(carried, operand);
         if (from < 0)
           continue;
-        stride = batchStrideOf(batch, operand);
-        if (memoptOperationIsA(op, "tensor.collapse_shape") ||
-            memoptOperationIsA(op, "tensor.expand_shape"))
+        stride = carriedStrideOf(carried, operand);
+        if (memoptOperationIsTensorReshape(op))
           dim = reshapedDim(op, from, &stride);
         else
           dim = rankOf(result) == rankOf(operand) ? from : 0;
       }
     }
     if (dim >= 0)
-      carry(batch, result, dim, stride);
+      carry(carried, result, dim, stride);
   }
-}
-
-/* True when an op nested in a region reads `argument` (a gather reads its
- * table in its body): place-to-shard keeps such a parameter whole. */
-static bool readInRegion(MlirValue argument) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)),
-                        mlirBlockArgumentGetOwner(argument)))
-      return true;
-  return false;
 }
 
 /* Whether `value` is a parameter (an argument from `dataArguments` on) or
@@ -196,7 +176,8 @@ static int parameterKind(MlirValue value, MlirBlock body, size_t dataArguments,
     if (!mlirBlockEqual(mlirBlockArgumentGetOwner(value), body) ||
         (size_t)mlirBlockArgumentGetArgNumber(value) < dataArguments)
       return 0;
-    return readInRegion(value) ? 2 : 1;
+    /* place-to-shard keeps a table read inside a body (a gather's) whole. */
+    return memoptValueIsReadInRegion(value, body) ? 2 : 1;
   }
   size_t kind = memoptPointerMapLookup(derived, value.ptr);
   return kind == MEMOPT_NO_INDEX ? 0 : (int)kind;
@@ -209,22 +190,15 @@ static int64_t columnSplitDim(MlirOperation op, MlirAttribute maps, intptr_t par
   intptr_t inputs = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op);
   MlirAffineMap out = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs));
   for (intptr_t j = 0; j < mlirAffineMapGetNumResults(out); ++j) {
-    MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
-    if (!mlirAffineExprIsADim(expr))
-      continue;
-    intptr_t loop = mlirAffineDimExprGetPosition(expr);
-    bool onlyParameter = true, inParameter = false;
-    for (intptr_t i = 0; i < inputs; ++i) {
+    int64_t loop = memoptAffineMapResultLoop(out, j);
+    bool onlyParameter = loop >= 0, inParameter = false;
+    for (intptr_t i = 0; i < inputs && onlyParameter; ++i) {
       MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
-      bool holds = false;
-      for (intptr_t k = 0; k < mlirAffineMapGetNumResults(map); ++k) {
-        MlirAffineExpr e = mlirAffineMapGetResult(map, k);
-        holds = holds || (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == loop);
-      }
+      bool holds = memoptAffineMapLoopPosition(map, loop) >= 0;
       if (i == parameter)
         inParameter = holds;
       else
-        onlyParameter = onlyParameter && !holds;
+        onlyParameter = !holds;
     }
     if (inParameter && onlyParameter)
       return j;
@@ -236,7 +210,7 @@ static int64_t columnSplitDim(MlirOperation op, MlirAttribute maps, intptr_t par
  * group (`split`, along which dimension) and which are computed from
  * parameters alone (`derived`). */
 static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArguments,
-                              BatchMap *split, MemoptPointerMap *derived) {
+                              CarriedMap *split, MemoptPointerMap *derived) {
   bool anySplit = false, allParameters = mlirOperationGetNumOperands(op) > 0;
   int kind = 1; /* of the parameters the op reads: 2 when any stays whole */
   intptr_t parameter = -1;
@@ -245,7 +219,7 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArgum
                     (memoptOperationIsInDialect(op, "linalg") ? mlirOperationGetNumResults(op) : 0);
   for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
     MlirValue operand = mlirOperationGetOperand(op, o);
-    anySplit = anySplit || batchDimOf(split, operand) >= 0;
+    anySplit = anySplit || carriedDimOf(split, operand) >= 0;
     int operandKind = parameterKind(operand, body, dataArguments, derived);
     if (rankOf(operand) > 0 && o < inputs && operandKind == 0)
       allParameters = false;
@@ -257,7 +231,7 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArgum
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
       memoptPointerMapInsert(derived, mlirOperationGetResult(op, r).ptr, (size_t)kind);
   if (anySplit) {
-    followBatch(op, split);
+    followCarried(op, split);
     return;
   }
   MlirAttribute maps = memoptOperationIsInDialect(op, "linalg")
@@ -271,11 +245,12 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArgum
     carry(split, mlirOperationGetResult(op, 0), dim, 1);
 }
 
-/* Whether the buffer first holding `value` carries the batch: `value` does,
+/* Whether the buffer first holding `value` carries what `carried` maps (the
+ * batch, or the tensor split): `value` does,
  * or an op writes into it (a linalg op's init: a tensor.empty, a fill of
  * one; an insert_slice's destination) a result that does, `depth` such steps at most. */
-static bool bufferCarriesBatch(MlirValue value, const BatchMap *batch, int depth) {
-  if (batchDimOf(batch, value) >= 0)
+static bool bufferCarries(MlirValue value, const CarriedMap *carried, int depth) {
+  if (carriedDimOf(carried, value) >= 0)
     return true;
   for (MlirOpOperand use = mlirValueGetFirstUse(value); depth > 0 && !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
@@ -285,7 +260,7 @@ static bool bufferCarriesBatch(MlirValue value, const BatchMap *batch, int depth
         (intptr_t)mlirOpOperandGetOperandNumber(use) - (mlirOperationGetNumOperands(user) - inits);
     if (memoptOperationIsInDialect(user, "linalg")) {
       if (init >= 0 && init < inits &&
-          bufferCarriesBatch(mlirOperationGetResult(user, init), batch, depth - 1))
+          bufferCarries(mlirOperationGetResult(user, init), carried, depth - 1))
         return true;
       continue;
     }
@@ -294,7 +269,7 @@ static bool bufferCarriesBatch(MlirValue value, const BatchMap *batch, int depth
     for (intptr_t r = 0; r < inits; ++r) {
       MlirValue result = mlirOperationGetResult(user, r);
       if (mlirTypeEqual(mlirValueGetType(result), mlirValueGetType(value)) &&
-          bufferCarriesBatch(result, batch, depth - 1))
+          bufferCarries(result, carried, depth - 1))
         return true;
     }
   }
@@ -314,7 +289,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   if (!profile)
     return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  BatchMap batch = memoptPointerMapCreate(), split = memoptPointerMapCreate();
+  CarriedMap batch = memoptPointerMapCreate(), split = memoptPointerMapCreate();
   MemoptPointerMap derived = memoptPointerMapCreate(), indexOf = memoptPointerMapCreate();
   size_t count = 0;
   for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a) {
@@ -330,7 +305,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     memoptPointerMapInsert(&indexOf, op.ptr, count++);
-    followBatch(op, &batch);
+    followCarried(op, &batch);
     followTensorSplit(op, body, dataArguments, &split, &derived);
   }
   memory->opCount = count;
@@ -346,10 +321,10 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
     MlirOperation owner = memoptOperationAncestorInBlock(info.op, body);
     bool perSample =
-        bufferCarriesBatch(info.value, &batch, initChainDepth) ||
+        bufferCarries(info.value, &batch, initChainDepth) ||
         (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
-         batchDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
-    int splitOver = bufferCarriesBatch(info.value, &split, initChainDepth) ? 1 : 0;
+         carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
+    int splitOver = bufferCarries(info.value, &split, initChainDepth) ? 1 : 0;
     double bytes = allocatedBytes(&info);
     double *into = perSample ? memory->perSampleBytes[splitOver] : memory->fixedBytes[splitOver];
     for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p)

@@ -117,7 +117,10 @@ MlirLogicalResult memoptPlaceSearch(MlirOperation module, const MemoptPassOption
   if (*baselineText)
     memoptPlaceParseBaseline(baselineText, baselineDegrees);
   MemoptPlaceModel model;
-  memoptPlaceModelRecognize(func, options, &model);
+  if (!memoptPlaceModelRecognize(func, options, &model)) {
+    memoptPlaceModelDestroy(&model);
+    return mlirLogicalResultFailure();
+  }
   if (memoptPassOptionsGetBool(options, "brute-force") &&
       model.problemLayers > MEMOPT_PLACEMENT_BRUTE_FORCE_MAX_LAYERS) {
     memoptEmitOpDiagnostic(model.func, MlirDiagnosticError,

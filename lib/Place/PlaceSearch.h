@@ -31,16 +31,6 @@ typedef struct MemoptPlaceCluster {
   int64_t globalBatch;
 } MemoptPlaceCluster;
 
-/// The model as place-search sees it: segments of top-level ops.
-typedef struct MemoptPlaceModel {
-  MlirOperation func;
-  MemoptLayerStructure structure;
-  size_t layers;          /* transformer layers of the model */
-  bool hasPrologue, hasEpilogue;
-  size_t problemLayers;   /* prologue + layers + epilogue */
-  double irBatch;
-} MemoptPlaceModel;
-
 /// What a function holds as written at each top-level op (PlaceProgramMemory.c), at its element types.
 typedef struct MemoptPlaceProgramMemory {
   size_t opCount;            /* top-level ops, the terminator included */
@@ -49,6 +39,17 @@ typedef struct MemoptPlaceProgramMemory {
   double *fixedBytes[2];     /* live buffers that do not (gradients, sums over the batch) */
   double dataBytesPerSample; /* the data arguments, held throughout */
 } MemoptPlaceProgramMemory;
+
+/// The model as place-search sees it: segments of top-level ops.
+typedef struct MemoptPlaceModel {
+  MlirOperation func;
+  MemoptLayerStructure structure;
+  size_t layers;          /* transformer layers of the model */
+  bool hasPrologue, hasEpilogue;
+  size_t problemLayers;   /* prologue + layers + epilogue */
+  double irBatch;
+  MemoptPlaceProgramMemory program; /* memory=program: what `func` holds, per op (else empty) */
+} MemoptPlaceModel;
 
 /// Computes `memory` for `func` from memopt's memory estimator, arguments from `dataArguments` on being parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
@@ -88,11 +89,11 @@ bool memoptPlaceParseBaseline(const char *text, int64_t degrees[3]);
 /// Returns the first function of `module` with a body and at least one op, or a null op.
 MlirOperation memoptPlaceFindFunction(MlirOperation module);
 
-/// Recognizes the layers of `func` into `model` (destroy with memoptPlaceModelDestroy); the options may override the layer count and batch.
-void memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
+/// Recognizes the layers of `func` into `model` (destroy with memoptPlaceModelDestroy), and with memory=program what it holds per op; the options may override the layer count and batch. False after an error at `func` when memopt's memory estimator cannot price it.
+bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
                                MemoptPlaceModel *model);
 
-/// Frees the layer structure `model` owns.
+/// Frees what `model` owns.
 void memoptPlaceModelDestroy(MemoptPlaceModel *model);
 
 /// Returns which segment problem layer `index` is: 0 prologue, 1 layer, 2 epilogue.

@@ -20,7 +20,6 @@
 #include "IR/Builders.h"
 #include "IR/IR.h"
 
-#include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -53,10 +52,6 @@ static const MemoptPassOptionInfo options[] = {
 typedef struct DataArguments {
   intptr_t leading, trailing;
 } DataArguments;
-
-static int64_t integerAttribute(MlirOperation op, const char *name) {
-  return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
-}
 
 /* Values used inside `stage` and defined outside it, in first-use order. */
 typedef struct Captures {
@@ -197,29 +192,6 @@ static int64_t splitMapGet(const SplitMap *map, MlirValue value) {
   return -1;
 }
 
-/* The loop result `index` of `map` names (a projected permutation). */
-static int64_t mapLoop(MlirAffineMap map, intptr_t index) {
-  return (int64_t)mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, index));
-}
-
-/* The result of `map` that names `loop`, or -1. */
-static int64_t mapPosition(MlirAffineMap map, int64_t loop) {
-  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r)
-    if (mapLoop(map, r) == loop)
-      return r;
-  return -1;
-}
-
-/* True when some use of `argument` is nested in an op of `body` (a capture
- * in a linalg body, read with global indices: it must not be split). */
-static bool usedInRegion(MlirValue argument, MlirBlock body) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use))
-    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpOperandGetOwner(use)), body))
-      return true;
-  return false;
-}
-
 /* The first user of `value` in `body` (for a location), or `fallback`. */
 static MlirOperation firstUser(MlirValue value, MlirBlock body, MlirOperation fallback) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -255,7 +227,7 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
   for (intptr_t k = 0; k < inputs && splitLoop < 0; ++k) {
     int64_t dim = splitMapGet(map, mlirOperationGetOperand(op, k));
     if (dim >= 0)
-      splitLoop = mapLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
+      splitLoop = memoptAffineMapResultLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
   }
   MlirAffineMap output = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs));
   for (intptr_t k = 0; k < inputs; ++k) {
@@ -265,14 +237,14 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
     MlirAffineMap operandMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k));
     int64_t dim = -1;
     if (splitLoop >= 0) {
-      dim = mapPosition(operandMap, splitLoop);
+      dim = memoptAffineMapLoopPosition(operandMap, splitLoop);
     } else if (contracts) {
       for (intptr_t r = 0; r < mlirAffineMapGetNumResults(operandMap) && dim < 0; ++r) {
-        int64_t loop = mapLoop(operandMap, r);
-        bool own = mapPosition(output, loop) >= 0;
+        int64_t loop = memoptAffineMapResultLoop(operandMap, r);
+        bool own = memoptAffineMapLoopPosition(output, loop) >= 0;
         for (intptr_t other = 0; other < inputs && own; ++other)
           own = other == k ||
-                mapPosition(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, other)), loop) < 0;
+                memoptAffineMapLoopPosition(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, other)), loop) < 0;
         if (own)
           dim = r, splitLoop = loop;
       }
@@ -304,7 +276,7 @@ static bool splitGeneric(MlirOperation op, SplitMap *map, int64_t tensor) {
                   memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, splitLoop)) == MemoptIteratorParallel;
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
     MlirAffineMap resultMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs + r));
-    splitMapSet(map, mlirOperationGetResult(op, r), parallel ? mapPosition(resultMap, splitLoop) : -1);
+    splitMapSet(map, mlirOperationGetResult(op, r), parallel ? memoptAffineMapLoopPosition(resultMap, splitLoop) : -1);
   }
   return true;
 }
@@ -326,13 +298,13 @@ static void followBatch(MlirOperation op, SplitMap *batch) {
   for (intptr_t k = 0; k < inputs && loop < 0; ++k) {
     int64_t dim = splitMapGet(batch, mlirOperationGetOperand(op, k));
     if (dim >= 0)
-      loop = mapLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
+      loop = memoptAffineMapResultLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, k)), dim);
   }
   bool parallel = loop >= 0 && memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, loop)) ==
                                    MemoptIteratorParallel;
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
     MlirAffineMap resultMap = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, inputs + r));
-    splitMapSet(batch, mlirOperationGetResult(op, r), parallel ? mapPosition(resultMap, loop) : -1);
+    splitMapSet(batch, mlirOperationGetResult(op, r), parallel ? memoptAffineMapLoopPosition(resultMap, loop) : -1);
   }
 }
 
@@ -355,8 +327,9 @@ static bool chooseSplits(MlirOperation func, const bool *parameters, int64_t dat
     MlirValue argument = mlirBlockGetArgument(body, k);
     MlirType type = mlirValueGetType(argument);
     splits[k] = (Split){-1, -1};
+    /* A capture in a linalg body is read with global indices: never split. */
     bool shardable = mlirTypeIsARankedTensor(type) && mlirShapedTypeGetRank(type) > 0 &&
-                     !usedInRegion(argument, body);
+                     !memoptValueIsReadInRegion(argument, body);
     splitMapSet(&map, argument, shardable && parameters[k] && tensor > 1 ? Undecided : -1);
     /* An argument normalization left unused is read by nothing: whole. */
     if (!shardable || parameters[k] || data == 1 || mlirOpOperandIsNull(mlirValueGetFirstUse(argument)))
@@ -528,9 +501,9 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   MlirLocation location = mlirOperationGetLocation(stage);
   MlirStringRef funcName =
       mlirStringAttrGetValue(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name")));
-  long long index = (long long)integerAttribute(stage, "index");
-  int64_t data = integerAttribute(stage, "data_parallel");
-  int64_t tensor = integerAttribute(stage, "tensor_parallel");
+  long long index = (long long)memoptOperationGetIntegerAttr(stage, "index");
+  int64_t data = memoptOperationGetIntegerAttr(stage, "data_parallel");
+  int64_t tensor = memoptOperationGetIntegerAttr(stage, "tensor_parallel");
   MemoptStringBuffer name = memoptStringBufferCreate(), grid = memoptStringBufferCreate();
   memoptStringBufferAppendFormat(&name, "%.*s_stage%lld", (int)funcName.length, funcName.data,
                                  index);

@@ -49,9 +49,7 @@ static const char normalizationPipeline[] =
 
 /* True when `op` is a view op of a static result whose source is `value`. */
 static bool isHoistableView(MlirOperation op, MlirValue value) {
-  if (!memoptOperationIsA(op, "tensor.expand_shape") &&
-      !memoptOperationIsA(op, "tensor.collapse_shape") &&
-      !memoptOperationIsA(op, "tensor.extract_slice"))
+  if (!memoptOperationIsTensorReshape(op) && !memoptOperationIsA(op, "tensor.extract_slice"))
     return false;
   if (mlirOperationGetNumOperands(op) != 1 || !mlirValueEqual(mlirOperationGetOperand(op, 0), value))
     return false;
@@ -116,10 +114,10 @@ static void sinkConstants(MlirOperation func) {
   }
 }
 
-/* The value a top-level linalg.generic of `body` writes to every element of
- * its init when it has no inputs and all-parallel loops and its body only
- * yields a scalar: one defined outside it, or an arith.constant in it (cloned
- * before the generic, in `body`). A null value for any other op. */
+/* The scalar a linalg.generic writes to every element of its init when it
+ * has no inputs and all-parallel loops and its body yields one: a value
+ * defined outside it, or an arith.constant right before the yield. A null
+ * value for any other op. */
 static MlirValue filledValue(MlirOperation op) {
   MlirValue none = {NULL};
   if (!memoptOperationIsA(op, "linalg.generic") || mlirOperationGetNumOperands(op) != 1 ||
@@ -127,37 +125,33 @@ static MlirValue filledValue(MlirOperation op) {
     return none;
   MlirAttribute iterators =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
-  MlirAttribute parallel =
-      mlirAttributeParseGet(mlirOperationGetContext(op),
-                            mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
   for (intptr_t l = 0; l < mlirArrayAttrGetNumElements(iterators); ++l)
-    if (!mlirAttributeEqual(mlirArrayAttrGetElement(iterators, l), parallel))
+    if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, l)) != MemoptIteratorParallel)
       return none;
   MlirBlock inner = memoptSingleBlock(op);
   MlirOperation yield = mlirBlockGetTerminator(inner);
   MlirValue value = mlirOperationGetOperand(yield, 0);
-  if (mlirValueIsABlockArgument(value))
-    return mlirBlockEqual(mlirBlockArgumentGetOwner(value), inner) ? none : value;
-  MlirOperation producer = mlirOpResultGetOwner(value);
-  if (!mlirBlockEqual(mlirOperationGetBlock(producer), inner))
+  if (!memoptValueIsDefinedInside(value, op))
     return value;
-  if (!memoptOperationIsA(producer, "arith.constant") ||
-      !mlirOperationEqual(mlirOperationGetNextInBlock(producer), yield))
+  if (mlirValueIsABlockArgument(value))
     return none;
-  MlirOperation clone = mlirOperationClone(producer);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, clone);
-  return mlirOperationGetResult(clone, 0);
+  MlirOperation producer = mlirOpResultGetOwner(value);
+  return memoptOperationIsA(producer, "arith.constant") &&
+                 mlirOperationEqual(mlirOperationGetNextInBlock(producer), yield)
+             ? value
+             : none;
 }
 
 /* Rewrites each top-level generic of `body` that fills its init with one
  * scalar (linalg-generalize-named-ops made it of a linalg.fill) back into a
- * linalg.fill. shard-partition gives a reduction split over the devices an
- * init of its own on every device but the first: a linalg.fill of the
- * combiner's neutral element, under an scf.if on the device index. When the
- * function's init is a fill of the same constant, place-fold-neutral-inits
- * (PlaceFoldNeutralInits.c) drops the scf.if; otherwise every other device
- * holds both inits until the function returns (a second copy of every
- * gradient of a data-parallel training step). */
+ * linalg.fill, a constant of its body cloned before it. shard-partition
+ * gives a reduction split over the devices an init of its own on every
+ * device but the first: a linalg.fill of the combiner's neutral element,
+ * under an scf.if on the device index. When the function's init is a fill
+ * of the same constant, place-fold-neutral-inits (PlaceFoldNeutralInits.c)
+ * drops the scf.if; otherwise every other device holds both inits until the
+ * function returns (a second copy of every gradient of a data-parallel
+ * training step). */
 static void fillsAsNamedFills(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
        op = next) {
@@ -165,6 +159,11 @@ static void fillsAsNamedFills(MlirBlock body) {
     MlirValue value = filledValue(op);
     if (mlirValueIsNull(value))
       continue;
+    if (memoptValueIsDefinedInside(value, op)) {
+      MlirOperation constant = mlirOperationClone(mlirOpResultGetOwner(value));
+      mlirBlockInsertOwnedOperationBefore(body, op, constant);
+      value = mlirOperationGetResult(constant, 0);
+    }
     MemoptBuilder builder = memoptBuilderBefore(op);
     MlirValue fill =
         memoptBuildLinalgNamedUnary(&builder, "linalg.fill", value, mlirOperationGetOperand(op, 0));
@@ -175,9 +174,7 @@ static void fillsAsNamedFills(MlirBlock body) {
 
 /* True when `op` is a collapse_shape or expand_shape of an op's result. */
 static bool isReshapeOfComputedValue(MlirOperation op) {
-  return (memoptOperationIsA(op, "tensor.collapse_shape") ||
-          memoptOperationIsA(op, "tensor.expand_shape")) &&
-         mlirValueIsAOpResult(mlirOperationGetOperand(op, 0));
+  return memoptOperationIsTensorReshape(op) && mlirValueIsAOpResult(mlirOperationGetOperand(op, 0));
 }
 
 /* Gives each reshape in `body` of a result of a linalg.generic that reads
@@ -333,31 +330,11 @@ static void hoistAtCall(MlirOperation call, MlirOperation view, intptr_t argumen
   free(operands);
 }
 
-/* Copies (detached) of the views `func` returns, one per result, null where
- * a result is not a view memoptShardReturnViewSources replaces by its source. */
-static MlirOperation *copyReturnedViews(MlirOperation func) {
-  MlirOperation ret =
-      mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
-  intptr_t results = mlirOperationGetNumOperands(ret);
-  MlirOperation *views = memoptAllocateZeroed((size_t)results + 1, sizeof *views);
-  for (intptr_t r = 0; r < results; ++r) {
-    MlirValue value = mlirOperationGetOperand(ret, r);
-    if (!mlirValueIsAOpResult(value))
-      continue;
-    MlirOperation view = mlirOpResultGetOwner(value);
-    if ((memoptOperationIsA(view, "tensor.collapse_shape") ||
-         memoptOperationIsA(view, "tensor.expand_shape")) &&
-        mlirOperationGetNumOperands(view) == 1)
-      views[r] = mlirOperationClone(view);
-  }
-  return views;
-}
-
 /* Keeps `call` (or a null op) giving its users what `func` returned before
  * memoptShardReturnViewSources: each call result gets its type from the
- * function, and where `views` (copyReturnedViews, consumed) holds the
- * function's former view of it, that view right after the call, which the
- * result's users read instead. */
+ * function, and where `views` (what memoptShardReturnViewSources replaced,
+ * consumed) holds the function's former view of it, that view right after
+ * the call, which the result's users read instead. */
 static void reviewAtCall(MlirOperation call, MlirOperation func, MlirOperation *views) {
   MlirType type = mlirTypeAttrGetValue(
       mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("function_type")));
@@ -431,9 +408,7 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, b
         (*parameters)[k] = (*parameters)[k + 1];
     }
   }
-  MlirOperation *views = copyReturnedViews(func);
-  memoptShardReturnViewSources(func);
-  reviewAtCall(call, func, views);
+  reviewAtCall(call, func, memoptShardReturnViewSources(func));
   updateFunctionType(func);
   fillsAsNamedFills(body);
   sinkConstants(func);

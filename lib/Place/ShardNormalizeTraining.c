@@ -41,11 +41,6 @@
 
 #include <stdlib.h>
 
-/* The value of integer attribute `name` of `op`. */
-static int64_t integerAttribute(MlirOperation op, const char *name) {
-  return mlirIntegerAttrGetValueInt(
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
-}
 
 /* The static offsets, sizes and strides of a slice op as dense arrays. */
 static int64_t arrayElement(MlirOperation op, const char *name, intptr_t d) {
@@ -266,13 +261,10 @@ static int64_t pinnedOffset(MlirOperation producer, MlirOperation slice, int64_t
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(producer);
   MlirAffineMap out = mlirAffineMapAttrGetValue(
       mlirArrayAttrGetElement(maps, mlirArrayAttrGetNumElements(maps) - 1));
-  for (intptr_t j = 0; j < mlirAffineMapGetNumResults(out); ++j) {
-    MlirAffineExpr expr = mlirAffineMapGetResult(out, j);
-    if (mlirAffineExprIsADim(expr) && (int64_t)mlirAffineDimExprGetPosition(expr) == loop)
-      return arrayElement(slice, "static_sizes", j) == 1 ? arrayElement(slice, "static_offsets", j)
-                                                         : -1;
-  }
-  return -1;
+  int64_t j = memoptAffineMapLoopPosition(out, loop);
+  return j >= 0 && arrayElement(slice, "static_sizes", j) == 1
+             ? arrayElement(slice, "static_offsets", j)
+             : -1;
 }
 
 /* True when `use` of generic `producer`'s result is a static extract_slice
@@ -288,7 +280,7 @@ static bool slicePinsIndexedLoops(MlirOperation producer, MlirOpOperand use, Mli
   for (MlirOperation op = mlirBlockGetFirstOperation(inner); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (memoptOperationIsA(op, "linalg.index") &&
-        pinnedOffset(producer, slice, integerAttribute(op, "dim")) < 0)
+        pinnedOffset(producer, slice, memoptOperationGetIntegerAttr(op, "dim")) < 0)
       return false;
   return true;
 }
@@ -306,7 +298,7 @@ static void copyPinnedForSlice(MlirBlock body, MlirOperation producer, MlirOpera
       continue;
     MemoptBuilder builder = memoptBuilderBefore(index);
     MlirValue offset = memoptBuildIndexConstant(
-        &builder, pinnedOffset(copy, slice, integerAttribute(index, "dim")));
+        &builder, pinnedOffset(copy, slice, memoptOperationGetIntegerAttr(index, "dim")));
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(index, 0), offset);
     mlirOperationDestroy(index);
   }
@@ -367,28 +359,26 @@ size_t memoptShardRewriteBlockInserts(MlirBlock body) {
   return rewritten;
 }
 
-void memoptShardReturnViewSources(MlirOperation func) {
+MlirOperation *memoptShardReturnViewSources(MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   MlirOperation ret = mlirBlockGetTerminator(body);
   intptr_t results = mlirOperationGetNumOperands(ret);
+  MlirOperation *views = memoptAllocateZeroed((size_t)results + 1, sizeof *views);
   for (intptr_t r = 0; r < results; ++r) {
     MlirValue value = mlirOperationGetOperand(ret, r);
     if (!mlirValueIsAOpResult(value))
       continue;
     MlirOperation view = mlirOpResultGetOwner(value);
-    if (!memoptOperationIsA(view, "tensor.collapse_shape") &&
-        !memoptOperationIsA(view, "tensor.expand_shape"))
+    if (!memoptOperationIsTensorReshape(view) || mlirOperationGetNumOperands(view) != 1)
       continue;
-    if (mlirOperationGetNumOperands(view) != 1)
-      continue;
+    views[r] = mlirOperationClone(view);
     mlirOperationSetOperand(ret, r, mlirOperationGetOperand(view, 0));
   }
   /* The views left unused go. */
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationEqual(op, ret);
        op = next) {
     next = mlirOperationGetNextInBlock(op);
-    if ((memoptOperationIsA(op, "tensor.collapse_shape") ||
-         memoptOperationIsA(op, "tensor.expand_shape")) &&
+    if (memoptOperationIsTensorReshape(op) &&
         mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))))
       memoptEraseOp(op);
   }
@@ -406,4 +396,5 @@ void memoptShardReturnViewSources(MlirOperation func) {
   mlirOperationSetAttributeByName(func, name, mlirTypeAttrGet(type));
   free(inputTypes);
   free(resultTypes);
+  return views;
 }

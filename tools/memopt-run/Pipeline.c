@@ -9,6 +9,7 @@
  * received value replaced by the value sent with the same tag. */
 #include "Harness.h"
 
+#include "Analysis/Analysis.h"
 #include "IR/Builders.h"
 #include "IR/IR.h"
 
@@ -41,16 +42,10 @@ static MlirOperation findDispatch(MlirOperation function) {
 
 /* The bytes of a tensor of static shape (0 for anything else). */
 static int64_t tensorBytes(MlirType type) {
-  if (!mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type))
-    return 0;
-  MlirType element = mlirShapedTypeGetElementType(type);
-  int64_t bits = mlirTypeIsAInteger(element) ? (int64_t)mlirIntegerTypeGetWidth(element)
-                 : mlirTypeIsAFloat(element) ? (int64_t)mlirFloatTypeGetWidth(element)
-                                             : 64; /* index */
-  int64_t count = 1;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    count *= mlirShapedTypeGetDimSize(type, d);
-  return count * ((bits + 7) / 8);
+  uint64_t bytes;
+  return mlirTypeIsARankedTensor(type) && memoptTypeGetStaticByteSize(type, &bytes)
+             ? (int64_t)bytes
+             : 0;
 }
 
 /* What the walk of one case collects: which driver arguments it reads, and

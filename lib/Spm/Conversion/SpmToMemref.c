@@ -51,11 +51,6 @@ static MlirWalkResult collectSpmOp(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static int64_t integerAttribute(MlirOperation op, const char *name) {
-  return mlirIntegerAttrGetValueSInt(
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
-}
-
 static MlirStringRef nameOf(MlirOperation op) {
   return mlirIdentifierStr(mlirOperationGetName(op));
 }
@@ -64,8 +59,8 @@ static MlirStringRef nameOf(MlirOperation op) {
  * checked that `size` holds it), and [offset, offset + size) inside the first
  * `arenaBytes` bytes (0: no limit), which `arenaSource` gave. */
 static bool checkPin(MlirOperation pin, int64_t arenaBytes, const char *arenaSource) {
-  int64_t offset = integerAttribute(pin, "offset");
-  int64_t size = integerAttribute(pin, "size");
+  int64_t offset = memoptOperationGetIntegerAttr(pin, "offset");
+  int64_t size = memoptOperationGetIntegerAttr(pin, "size");
   if (!mlirShapedTypeHasStaticShape(mlirValueGetType(mlirOperationGetResult(pin, 0)))) {
     spmCannotLower(mlirOperationGetLocation(pin), nameOf(pin),
                    "a pinned tensor needs a static shape");
@@ -95,7 +90,7 @@ static int64_t pinsEnd(const SpmOps *ops) {
   for (size_t i = 0; i < ops->count; ++i)
     if (!mlirOperationIsNull(ops->ops[i]) && memoptOperationIsA(ops->ops[i], "spm.pin")) {
       int64_t pinEnd =
-          integerAttribute(ops->ops[i], "offset") + integerAttribute(ops->ops[i], "size");
+          memoptOperationGetIntegerAttr(ops->ops[i], "offset") + memoptOperationGetIntegerAttr(ops->ops[i], "size");
       if (pinEnd > end)
         end = pinEnd;
     }
@@ -132,7 +127,7 @@ static MlirOperation lowerPin(MlirOperation pin, MlirValue arena, const SpmLower
                                         mlirAttributeGetNull(), spmMemorySpace(lowering, context));
   free(shape);
   MlirValue viewOperands[] = {arena,
-                              memoptBuildIndexConstant(&atStart, integerAttribute(pin, "offset"))};
+                              memoptBuildIndexConstant(&atStart, memoptOperationGetIntegerAttr(pin, "offset"))};
   MlirValue view =
       memoptBuildOneResult(&atStart, "memref.view", viewOperands, 2, viewType, NULL, 0);
   MlirNamedAttribute restrictWritable[] = {
