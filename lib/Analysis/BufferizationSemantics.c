@@ -375,16 +375,7 @@ bool memoptValueIsDefinition(const IrFunction *function, size_t value) {
 /* A function argument is writable unless marked `bufferization.writable =
  * false` (bufferize-function-boundaries makes the others writable). */
 static bool argumentIsWritable(MlirOperation func, size_t number) {
-  MlirAttribute argumentAttributes =
-      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
-  if (mlirAttributeIsNull(argumentAttributes) || !mlirAttributeIsAArray(argumentAttributes) ||
-      (intptr_t)number >= mlirArrayAttrGetNumElements(argumentAttributes))
-    return true;
-  MlirAttribute dictionary = mlirArrayAttrGetElement(argumentAttributes, (intptr_t)number);
-  if (!mlirAttributeIsADictionary(dictionary))
-    return true;
-  MlirAttribute writable = mlirDictionaryAttrGetElementByName(
-      dictionary, mlirStringRefCreateFromCString("bufferization.writable"));
+  MlirAttribute writable = memoptFuncGetArgAttr(func, (intptr_t)number, "bufferization.writable");
   return mlirAttributeIsNull(writable) || !mlirAttributeIsABool(writable) ||
          mlirBoolAttrGetValue(writable);
 }

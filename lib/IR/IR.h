@@ -136,6 +136,9 @@ void memoptAppendToBuffer(MlirStringRef text, void *userData);
 /// Returns the value of integer attribute `name` of `op`, which must have it (an attribute its verifier requires): the low 64 bits, as mlirIntegerAttrGetValueInt.
 int64_t memoptOperationGetIntegerAttr(MlirOperation op, const char *name);
 
+/// Returns attribute `name` of argument `argument` of the function `func` (its `arg_attrs`), or a null attribute.
+MlirAttribute memoptFuncGetArgAttr(MlirOperation func, intptr_t argument, const char *name);
+
 /// Reads the value of integer attribute `attr`, of any width and signedness,
 /// into `value`; false when it lies outside int64_t.
 bool memoptIntegerAttrGetInt64(MlirAttribute attr, int64_t *value);

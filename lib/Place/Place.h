@@ -309,6 +309,26 @@ size_t memoptShardSwapSlicesOfCollapses(MlirBlock body);
 /// Makes `func` return the source of each collapse_shape or expand_shape it returns (the same row-major data) and updates its result types (ShardNormalizeTraining.c); returns, per result, a detached copy of the view it replaced or a null op (the caller destroys the copies and frees the array).
 MlirOperation *memoptShardReturnViewSources(MlirOperation func);
 
+/// The views of arguments memoptShardNormalize hoists into arguments of their own, recorded as it goes (HoistedViews.c).
+typedef struct MemoptHoistedViews MemoptHoistedViews;
+
+/// Returns an empty record, which memoptHoistedViewsMark frees.
+MemoptHoistedViews *memoptHoistedViewsCreate(void);
+
+/// True when argument `argument` is recorded as a view.
+bool memoptHoistedViewsHas(const MemoptHoistedViews *views, MlirValue argument);
+
+/// Records that argument `argument` stands for `view` (an expand_shape, collapse_shape or static extract_slice) of argument `source`, which stays an argument or is rerooted (memoptHoistedViewsReroot).
+void memoptHoistedViewsRecord(MemoptHoistedViews *views, MlirValue argument, MlirOperation view,
+                              MlirValue source);
+
+/// Before argument `source` is erased, its last use `view` having become argument `argument`: roots the views rooted at `source` at `argument` when `view` is a reshape, forgets them otherwise, and forgets `source`'s own record.
+void memoptHoistedViewsReroot(MemoptHoistedViews *views, MlirValue source, MlirOperation view,
+                              MlirValue argument);
+
+/// Marks each recorded argument of `func` with `memopt.view` = {source = <its root's index>, steps = [{op, properties, type}, ...]}, one extract_slice when the steps take one box of the root, and frees `views`.
+void memoptHoistedViewsMark(MemoptHoistedViews *views, MlirOperation func);
+
 /// Normalizes an outlined stage for upstream sharding (ShardNormalize.c): concats of equal parts rewritten as generics, block inserts rewritten (memoptShardRewriteBlockInserts), upstream's generalization, elementwise and reshape fusion and canonicalization, slices of computed values moved onto the arguments, reshapes of computed values copied per reader, views of arguments hoisted into arguments, returned views replaced by their sources (memoptShardReturnViewSources), generalized fills made linalg.fill again, constants cloned into the linalg bodies that read them; `*parameters` (one flag per argument) follows the arguments, and `call` (a func.call of `func` in a block of its own, or a null op) keeps calling it as before (the hoisted views applied to its operands, the returned sources viewed back). On failure, `message` says why.
 MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, bool **parameters,
                                        MemoptStringBuffer *message);

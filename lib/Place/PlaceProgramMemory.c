@@ -1,10 +1,17 @@
-/* What a function holds as written, op by op, for place-search's
- * `memory=program`: the buffers memopt's memory estimator (lib/Analysis)
- * finds in the bufferized function, live from the op that allocates them to
- * their last use, split into those that carry the batch (their bytes scale
- * with the microbatch, so they are kept per sample) and those that do not
- * (a training step's parameter gradients and loss, whole on every device
- * whatever the microbatch).
+/* What a function holds as place-to-shard runs it, op by op, for
+ * place-search's `memory=program`: the buffers memopt's memory estimator
+ * (lib/Analysis) finds in the bufferized function, live from the op that
+ * allocates them to their last use, split into those that carry the batch
+ * (their bytes scale with the microbatch, so they are kept per sample) and
+ * those that do not (a training step's parameter gradients and loss, whole
+ * on every device whatever the microbatch).
+ *
+ * The function priced is a copy normalized as place-to-shard normalizes a
+ * stage (memoptShardNormalize): elementwise fusion there removes the
+ * buffers between fused ops. Each of its ops stands for the op of the
+ * function whose index tagOps put in its location (a fused op has its
+ * consumer's); an op without one, for the op before it. When the
+ * normalization fails, the function is priced as written.
  *
  * A value carries the batch along one dimension. A data argument carries it
  * along its first. A linalg op's operand carrying it along dimension k reads
@@ -25,6 +32,7 @@
  * follows the data flow as the batch does, and a result summed over a split
  * loop (the row split, all-reduced) is whole. A buffer split so holds 1 / t
  * of its bytes on each device of a group of t. */
+#include "Place/Place.h"
 #include "Place/PlaceSearch.h"
 
 #include "Analysis/Analysis.h"
@@ -166,15 +174,15 @@ static void followCarried(MlirOperation op, CarriedMap *carried) {
   }
 }
 
-/* Whether `value` is a parameter (an argument from `dataArguments` on) or
+/* Whether `value` is a parameter (an argument `parameters` flags) or
  * computed from parameters alone (`derived`): 0 when not, 1 when Megatron
  * may split it, 2 when it stays whole (a gathered table, or computed from
  * one). */
-static int parameterKind(MlirValue value, MlirBlock body, size_t dataArguments,
+static int parameterKind(MlirValue value, MlirBlock body, const bool *parameters,
                          const MemoptPointerMap *derived) {
   if (mlirValueIsABlockArgument(value)) {
     if (!mlirBlockEqual(mlirBlockArgumentGetOwner(value), body) ||
-        (size_t)mlirBlockArgumentGetArgNumber(value) < dataArguments)
+        !parameters[mlirBlockArgumentGetArgNumber(value)])
       return 0;
     /* place-to-shard keeps a table read inside a body (a gather's) whole. */
     return memoptValueIsReadInRegion(value, body) ? 2 : 1;
@@ -209,7 +217,7 @@ static int64_t columnSplitDim(MlirOperation op, MlirAttribute maps, intptr_t par
 /* Records which results of top-level op `op` are split over the tensor
  * group (`split`, along which dimension) and which are computed from
  * parameters alone (`derived`). */
-static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArguments,
+static void followTensorSplit(MlirOperation op, MlirBlock body, const bool *parameters,
                               CarriedMap *split, MemoptPointerMap *derived) {
   bool anySplit = false, allParameters = mlirOperationGetNumOperands(op) > 0;
   int kind = 1; /* of the parameters the op reads: 2 when any stays whole */
@@ -220,7 +228,7 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, size_t dataArgum
   for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
     MlirValue operand = mlirOperationGetOperand(op, o);
     anySplit = anySplit || carriedDimOf(split, operand) >= 0;
-    int operandKind = parameterKind(operand, body, dataArguments, derived);
+    int operandKind = parameterKind(operand, body, parameters, derived);
     if (rankOf(operand) > 0 && o < inputs && operandKind == 0)
       allParameters = false;
     kind = operandKind > kind ? operandKind : kind;
@@ -282,41 +290,75 @@ static double allocatedBytes(const MemoptBufferInfo *info) {
   return (double)((info->bytes + alignment - 1) / alignment * alignment);
 }
 
-bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
-                                     MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
-  memset(memory, 0, sizeof *memory);
-  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(func, false, error);
+/* The file name of the locations tagOps gives. */
+static const char opTag[] = "memopt-program-op";
+
+/* Gives each top-level op of `func` its index as its location (line index +
+ * 1 of file opTag): upstream's rewrites give an op they create the location
+ * of the op it stands for (a fused generic the consumer's). */
+static void tagOps(MlirOperation func) {
+  MlirContext context = mlirOperationGetContext(func);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  unsigned index = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    mlirOperationSetLocation(
+        op, mlirLocationFileLineColGet(context, mlirStringRefCreateFromCString(opTag), ++index, 0));
+}
+
+/* The op index tagOps put in `location` (the latest of a fused location's),
+ * or MEMOPT_NO_INDEX. */
+static size_t taggedIndex(MlirLocation location) {
+  if (mlirLocationIsAFileLineColRange(location)) {
+    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(location);
+    if (!mlirStringRefEqual(mlirIdentifierStr(file), mlirStringRefCreateFromCString(opTag)))
+      return MEMOPT_NO_INDEX;
+    return (size_t)mlirLocationFileLineColRangeGetStartLine(location) - 1;
+  }
+  if (mlirLocationIsAName(location))
+    return taggedIndex(mlirLocationNameGetChildLoc(location));
+  if (!mlirLocationIsAFused(location))
+    return MEMOPT_NO_INDEX;
+  intptr_t count = (intptr_t)mlirLocationFusedGetNumLocations(location);
+  MlirLocation *parts = memoptAllocateZeroed((size_t)count + 1, sizeof *parts);
+  mlirLocationFusedGetLocations(location, parts);
+  size_t latest = MEMOPT_NO_INDEX;
+  for (intptr_t k = 0; k < count; ++k) {
+    size_t index = taggedIndex(parts[k]);
+    if (index != MEMOPT_NO_INDEX && (latest == MEMOPT_NO_INDEX || index > latest))
+      latest = index;
+  }
+  free(parts);
+  return latest;
+}
+
+/* Adds what the buffers of `priced` hold at each of its top-level ops to
+ * `memory`'s per-op arrays, at the op of `func` each stands for
+ * (`original[k]` for `priced`'s op k); several ops standing for one keep
+ * the most any holds. Arguments `parameters` flags are parameters. */
+static bool priceOps(MlirOperation priced, const size_t *original, const bool *parameters,
+                     double irBatch, MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
+  MemoptMemoryProfile *profile = memoptMemoryProfileCreate(priced, false, error);
   if (!profile)
     return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(priced, 0));
   CarriedMap batch = memoptPointerMapCreate(), split = memoptPointerMapCreate();
   MemoptPointerMap derived = memoptPointerMapCreate(), indexOf = memoptPointerMapCreate();
+  for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a)
+    if (!parameters[a] && rankOf(mlirBlockGetArgument(body, a)) > 0)
+      carry(&batch, mlirBlockGetArgument(body, a), 0, 1);
   size_t count = 0;
-  for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a) {
-    MlirValue argument = mlirBlockGetArgument(body, a);
-    uint64_t bytes;
-    if ((size_t)a >= dataArguments ||
-        !memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes))
-      continue;
-    memory->dataBytesPerSample += (double)bytes / irBatch;
-    if (rankOf(argument) > 0)
-      carry(&batch, argument, 0, 1);
-  }
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     memoptPointerMapInsert(&indexOf, op.ptr, count++);
     followCarried(op, &batch);
-    followTensorSplit(op, body, dataArguments, &split, &derived);
+    followTensorSplit(op, body, parameters, &split, &derived);
   }
-  memory->opCount = count;
-  for (int k = 0; k < 2; ++k) {
-    memory->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->perSampleBytes[k]);
-    memory->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->fixedBytes[k]);
-  }
+  /* What each of `priced`'s ops holds, per class: [split][per sample]. */
+  double *held[2][2];
+  for (int k = 0; k < 4; ++k)
+    held[k / 2][k % 2] = memoptAllocateZeroed(count + 1, sizeof(double));
   size_t positions = memoptMemoryProfileGetNumPositions(profile);
-  size_t *opAt = memoptAllocateZeroed(positions + 1, sizeof *opAt);
-  for (size_t p = 0; p < positions; ++p)
-    opAt[p] = memoptPointerMapLookup(&indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
   for (size_t b = 0; b < memoptMemoryProfileGetNumBuffers(profile); ++b) {
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
     MlirOperation owner = memoptOperationAncestorInBlock(info.op, body);
@@ -326,18 +368,101 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
          carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
     int splitOver = bufferCarries(info.value, &split, initChainDepth) ? 1 : 0;
     double bytes = allocatedBytes(&info);
-    double *into = perSample ? memory->perSampleBytes[splitOver] : memory->fixedBytes[splitOver];
-    for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p)
-      if (opAt[p] != MEMOPT_NO_INDEX)
-        into[opAt[p]] += perSample ? bytes / irBatch : bytes;
+    for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p) {
+      size_t at =
+          memoptPointerMapLookup(&indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
+      if (at != MEMOPT_NO_INDEX)
+        held[splitOver][perSample][at] += perSample ? bytes / irBatch : bytes;
+    }
   }
-  free(opAt);
+  for (size_t k = 0; k < count; ++k)
+    for (int c = 0; c < 4; ++c) {
+      double *into = c % 2 ? memory->perSampleBytes[c / 2] : memory->fixedBytes[c / 2];
+      double value = held[c / 2][c % 2][k];
+      into[original[k]] = value > into[original[k]] ? value : into[original[k]];
+    }
+  for (int k = 0; k < 4; ++k)
+    free(held[k / 2][k % 2]);
   memoptPointerMapDestroy(&indexOf);
   memoptPointerMapDestroy(&derived);
   memoptPointerMapDestroy(&split);
   memoptPointerMapDestroy(&batch);
   memoptMemoryProfileDestroy(profile);
   return true;
+}
+
+/* Normalizes a copy of `func`, in `scratch`, as place-to-shard normalizes a
+ * stage (memoptShardNormalize), and maps each of its top-level ops to the
+ * op of `func` it stands for (`*original`, allocated; an op without a tag
+ * stands for the op before it). `*parameters` follows the arguments.
+ * Returns the copy, or a null op when normalization fails. */
+static MlirOperation normalizedCopy(MlirOperation func, MlirModule scratch, bool **parameters,
+                                    size_t **original) {
+  MlirOperation copy = mlirOperationClone(func);
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(scratch), copy);
+  tagOps(copy);
+  MemoptStringBuffer message = memoptStringBufferCreate();
+  bool ok = mlirLogicalResultIsSuccess(
+      memoptShardNormalize(copy, (MlirOperation){NULL}, parameters, &message));
+  memoptStringBufferDestroy(&message);
+  if (!ok)
+    return (MlirOperation){NULL};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
+  size_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++count;
+  *original = memoptAllocateZeroed(count + 1, sizeof **original);
+  size_t k = 0, previous = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++k) {
+    size_t index = taggedIndex(mlirOperationGetLocation(op));
+    previous = index != MEMOPT_NO_INDEX ? index : previous;
+    (*original)[k] = previous;
+  }
+  return copy;
+}
+
+bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+                                     MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
+  memset(memory, 0, sizeof *memory);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  intptr_t arguments = mlirBlockGetNumArguments(body);
+  bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
+  for (intptr_t a = 0; a < arguments; ++a) {
+    parameters[a] = (size_t)a >= dataArguments;
+    uint64_t bytes;
+    if (!parameters[a] &&
+        memoptTypeGetStaticByteSize(mlirValueGetType(mlirBlockGetArgument(body, a)), &bytes))
+      memory->dataBytesPerSample += (double)bytes / irBatch;
+  }
+  size_t count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++count;
+  memory->opCount = count;
+  for (int k = 0; k < 2; ++k) {
+    memory->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->perSampleBytes[k]);
+    memory->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->fixedBytes[k]);
+  }
+  /* Priced as place-to-shard runs it: normalized, its elementwise chains
+   * fused (their intermediate buffers gone); as written when that fails. */
+  MlirModule scratch = mlirModuleCreateEmpty(mlirOperationGetLocation(func));
+  size_t *original = NULL;
+  MlirOperation priced = normalizedCopy(func, scratch, &parameters, &original);
+  if (mlirOperationIsNull(priced)) {
+    priced = func;
+    for (intptr_t a = 0; a < arguments; ++a)
+      parameters[a] = (size_t)a >= dataArguments;
+    original = memoptReallocArray(original, count + 1, sizeof *original);
+    for (size_t k = 0; k < count; ++k)
+      original[k] = k;
+  }
+  bool ok = priceOps(priced, original, parameters, irBatch, memory, error);
+  free(original);
+  free(parameters);
+  mlirModuleDestroy(scratch);
+  return ok;
 }
 
 double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,

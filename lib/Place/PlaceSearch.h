@@ -51,7 +51,7 @@ typedef struct MemoptPlaceModel {
   MemoptPlaceProgramMemory program; /* memory=program: what `func` holds, per op (else empty) */
 } MemoptPlaceModel;
 
-/// Computes `memory` for `func` from memopt's memory estimator, arguments from `dataArguments` on being parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
+/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails), arguments from `dataArguments` on being parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 

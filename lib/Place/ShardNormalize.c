@@ -75,6 +75,43 @@ static MlirOperation findArgumentView(MlirOperation func, intptr_t *argument) {
   return (MlirOperation){NULL};
 }
 
+/* True when the views `a` and `b` are the same: one op name, one result
+ * type, equal attributes (the caller checks that they view one value). */
+static bool isSameView(MlirOperation a, MlirOperation b) {
+  if (!mlirIdentifierEqual(mlirOperationGetName(a), mlirOperationGetName(b)) ||
+      !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(a, 0)),
+                     mlirValueGetType(mlirOperationGetResult(b, 0))) ||
+      mlirOperationGetNumAttributes(a) != mlirOperationGetNumAttributes(b))
+    return false;
+  for (intptr_t k = 0; k < mlirOperationGetNumAttributes(a); ++k) {
+    MlirNamedAttribute named = mlirOperationGetAttribute(a, k);
+    MlirAttribute other = mlirOperationGetAttributeByName(b, mlirIdentifierStr(named.name));
+    if (mlirAttributeIsNull(other) || !mlirAttributeEqual(named.attribute, other))
+      return false;
+  }
+  return true;
+}
+
+/* Erases every other top-level view of `view`'s source that is the same
+ * view, its readers reading `view` instead: one argument for both (the
+ * attention output weight seen as [heads, head size, hidden] by the forward
+ * and by the backward). */
+static void mergeSameViews(MlirOperation view) {
+  MlirValue source = mlirOperationGetOperand(view, 0);
+  MlirBlock block = mlirOperationGetBlock(view);
+  for (MlirOpOperand use = mlirValueGetFirstUse(source), next; !mlirOpOperandIsNull(use);
+       use = next) {
+    next = mlirOpOperandGetNextUse(use);
+    MlirOperation other = mlirOpOperandGetOwner(use);
+    if (mlirOperationEqual(other, view) || !mlirBlockEqual(mlirOperationGetBlock(other), block) ||
+        !isHoistableView(other, source) || !isSameView(view, other))
+      continue;
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(other, 0),
+                                  mlirOperationGetResult(view, 0));
+    mlirOperationDestroy(other);
+  }
+}
+
 /* True when `op` is nested in a region of `ancestor`. */
 static bool isNestedIn(MlirOperation op, MlirOperation ancestor) {
   for (MlirOperation parent = mlirOperationGetParentOperation(op); !mlirOperationIsNull(parent);
@@ -387,11 +424,15 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, b
       return mlirLogicalResultFailure();
 
   /* Hoist the views of arguments, one at a time: each becomes a new
-   * argument, a parameter when its source is one; sources left without
-   * uses go. */
+   * argument, a parameter when its source is one, and one argument for
+   * views that are the same; sources left without uses go. A view whose
+   * source stays an argument is marked with how to make it from the source
+   * (memoptHoistedViewsMark). */
   intptr_t argument = 0;
+  MemoptHoistedViews *views = memoptHoistedViewsCreate();
   for (MlirOperation view = findArgumentView(func, &argument); !mlirOperationIsNull(view);
        view = findArgumentView(func, &argument)) {
+    mergeSameViews(view);
     MlirValue result = mlirOperationGetResult(view, 0);
     intptr_t count = mlirBlockGetNumArguments(body);
     *parameters = memoptReallocArray(*parameters, (size_t)count + 1, sizeof **parameters);
@@ -399,8 +440,13 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, b
     MlirValue hoisted =
         mlirBlockAddArgument(body, mlirValueGetType(result), mlirOperationGetLocation(view));
     mlirValueReplaceAllUsesOfWith(result, hoisted);
-    bool erased = memoptValueHasOneUse(mlirOperationGetOperand(view, 0));
+    MlirValue source = mlirOperationGetOperand(view, 0);
+    bool erased = memoptValueHasOneUse(source);
     hoistAtCall(call, view, argument, erased);
+    if (!erased || memoptHoistedViewsHas(views, source))
+      memoptHoistedViewsRecord(views, hoisted, view, source);
+    if (erased)
+      memoptHoistedViewsReroot(views, source, view, hoisted);
     mlirOperationDestroy(view);
     if (erased) {
       mlirBlockEraseArgument(body, (unsigned)argument);
@@ -410,6 +456,7 @@ MlirLogicalResult memoptShardNormalize(MlirOperation func, MlirOperation call, b
   }
   reviewAtCall(call, func, memoptShardReturnViewSources(func));
   updateFunctionType(func);
+  memoptHoistedViewsMark(views, func);
   fillsAsNamedFills(body);
   sinkConstants(func);
   return mlirLogicalResultSuccess();

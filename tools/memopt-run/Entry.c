@@ -1,5 +1,6 @@
 /* Finding the function to run and describing its signature in the terms the
- * wrapper generator needs (ranked tensor or scalar, element, static shape). */
+ * wrapper generator needs (ranked tensor or scalar, element, static shape,
+ * and which arguments are views of another, place-to-shard's `memopt.view`). */
 #include "Harness.h"
 
 #include "IR/IR.h"
@@ -87,6 +88,7 @@ void harnessEntryDestroy(HarnessEntry *entry) {
   for (size_t i = 0; i < entry->resultCount; ++i)
     destroyValueType(&entry->results[i]);
   free(entry->arguments);
+  free(entry->views);
   free(entry->results);
   free(entry->name);
   memset(entry, 0, sizeof *entry);
@@ -179,6 +181,77 @@ static bool selectFunction(MlirModule module, const char *name, MlirOperation *s
   return ok;
 }
 
+/* The views memopt-run can make of an argument: those place-to-shard hoists. */
+static const char *const viewOps[] = {"tensor.collapse_shape", "tensor.expand_shape",
+                                      "tensor.extract_slice"};
+
+/* True when `step` is a dictionary {op = <a view op>, properties = <a
+ * dictionary>, type = <a ranked tensor type>}; sets `*type`. */
+static bool isViewStep(MlirAttribute step, MlirType *type) {
+  if (!mlirAttributeIsADictionary(step))
+    return false;
+  MlirAttribute op = mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("op"));
+  MlirAttribute properties =
+      mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("properties"));
+  MlirAttribute result =
+      mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("type"));
+  if (mlirAttributeIsNull(op) || !mlirAttributeIsAString(op) || mlirAttributeIsNull(properties) ||
+      !mlirAttributeIsADictionary(properties) || mlirAttributeIsNull(result) ||
+      !mlirAttributeIsAType(result) || !mlirTypeIsARankedTensor(mlirTypeAttrGetValue(result)))
+    return false;
+  *type = mlirTypeAttrGetValue(result);
+  for (size_t k = 0; k < sizeof viewOps / sizeof *viewOps; ++k)
+    if (mlirStringRefEqual(mlirStringAttrGetValue(op), mlirStringRefCreateFromCString(viewOps[k])))
+      return true;
+  return false;
+}
+
+/* Reads argument `i`'s `memopt.view` into `entry->views[i]`; false with the
+ * reason (also emitted at the function) when it is malformed. The type it
+ * makes is checked where the view is made (on ranks, the argument's type is
+ * its slice's), the steps' properties when the wrapper is parsed. */
+static bool readArgumentView(HarnessEntry *entry, size_t i, MemoptStringBuffer *error) {
+  HarnessArgumentView *view = &entry->views[i];
+  view->source = -1;
+  MlirAttribute attribute = memoptFuncGetArgAttr(entry->function, (intptr_t)i, "memopt.view");
+  if (mlirAttributeIsNull(attribute))
+    return true;
+  const char *problem = NULL;
+  MlirAttribute source =
+      mlirAttributeIsADictionary(attribute)
+          ? mlirDictionaryAttrGetElementByName(attribute, mlirStringRefCreateFromCString("source"))
+          : (MlirAttribute){NULL};
+  MlirAttribute steps =
+      mlirAttributeIsADictionary(attribute)
+          ? mlirDictionaryAttrGetElementByName(attribute, mlirStringRefCreateFromCString("steps"))
+          : (MlirAttribute){NULL};
+  int64_t index = -1;
+  if (mlirAttributeIsNull(source) || !mlirAttributeIsAInteger(source) ||
+      !memoptIntegerAttrGetInt64(source, &index) || index < 0 ||
+      index >= (int64_t)entry->argumentCount || index == (int64_t)i)
+    problem = "has no 'source', the index of another argument";
+  else if (!entry->arguments[index].isTensor ||
+           !mlirAttributeIsNull(
+               memoptFuncGetArgAttr(entry->function, (intptr_t)index, "memopt.view")))
+    problem = "has a 'source' that is a scalar or a view itself";
+  else if (mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
+           mlirArrayAttrGetNumElements(steps) == 0)
+    problem = "has no 'steps', a non-empty array";
+  MlirType type = {NULL};
+  for (intptr_t k = 0; !problem && k < mlirArrayAttrGetNumElements(steps); ++k)
+    if (!isViewStep(mlirArrayAttrGetElement(steps, k), &type))
+      problem = "has a step that is not {op = <collapse_shape, expand_shape or extract_slice of "
+                "tensor>, properties = {...}, type = <ranked tensor>}";
+  if (problem) {
+    memoptEmitOpError(entry->function, "argument %zu: memopt.view %s", i, problem);
+    memoptStringBufferAppendFormat(error, "argument %zu of @%s: memopt.view %s", i, entry->name,
+                                   problem);
+    return false;
+  }
+  *view = (HarnessArgumentView){(intptr_t)index, steps};
+  return true;
+}
+
 bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
                       MemoptStringBuffer *error) {
   memset(entry, 0, sizeof *entry);
@@ -193,6 +266,7 @@ bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
   entry->argumentCount = (size_t)mlirFunctionTypeGetNumInputs(type);
   entry->resultCount = (size_t)mlirFunctionTypeGetNumResults(type);
   entry->arguments = memoptAllocateZeroed(entry->argumentCount + 1, sizeof *entry->arguments);
+  entry->views = memoptAllocateZeroed(entry->argumentCount + 1, sizeof *entry->views);
   entry->results = memoptAllocateZeroed(entry->resultCount + 1, sizeof *entry->results);
   const char *supported = "ranked tensors and scalars of f64, f32, f16, bf16, i64, i32, i16, "
                           "i8, i1 or index";
@@ -206,6 +280,8 @@ bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
                                      i, entry->name, entry->arguments[i].spelling, supported);
       ok = false;
     }
+  for (size_t i = 0; ok && i < entry->argumentCount; ++i)
+    ok = readArgumentView(entry, i, error);
   for (size_t i = 0; i < entry->resultCount; ++i)
     if (!describeValueType(mlirFunctionTypeGetResult(type, (intptr_t)i), &entry->results[i]) &&
         ok) {

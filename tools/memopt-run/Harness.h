@@ -74,10 +74,20 @@ typedef struct HarnessValueType {
   char *elementSpelling;   /* the element type as MLIR prints it */
 } HarnessValueType;
 
+/// How an argument is made from another one, as place-to-shard marks a
+/// hoisted view (`memopt.view`): `steps`, an array of {op, properties, type},
+/// applied in turn to argument `source`; `source` is -1 for an argument that
+/// is no view.
+typedef struct HarnessArgumentView {
+  intptr_t source;
+  MlirAttribute steps;
+} HarnessArgumentView;
+
 typedef struct HarnessEntry {
   MlirOperation function;  /* the func.func, owned by its module */
   char *name;
   HarnessValueType *arguments;
+  HarnessArgumentView *views; /* one per argument */
   size_t argumentCount;
   HarnessValueType *results;
   size_t resultCount;
@@ -85,8 +95,9 @@ typedef struct HarnessEntry {
 
 /// Finds the entry in `module`: the function named `name`, or, when `name` is
 /// NULL, the only public func.func with a body. Checks that every argument and
-/// result has a supported type. Fills `entry` (release with
-/// harnessEntryDestroy) or returns false with the reason in `error`.
+/// result has a supported type and that every `memopt.view` is well formed.
+/// Fills `entry` (release with harnessEntryDestroy) or returns false with the
+/// reason in `error`.
 bool harnessEntryFind(MlirModule module, const char *name, HarnessEntry *entry,
                       MemoptStringBuffer *error);
 
@@ -115,7 +126,19 @@ typedef struct HarnessWrapperSpec {
    * ends MPI, and each rank generates its slice of the global inputs (the
    * whole inputs for a pipeline driver, whose plan has no grid). */
   const struct HarnessShardPlan *shards;
+  /* Per argument: generated, or made as its `memopt.view` of its source's
+   * input, a view of that input's buffer. */
+  const struct HarnessMadeView *madeViews;
 } HarnessWrapperSpec;
+
+/// How the wrapper makes an argument: generated (`made` false), or as its
+/// `memopt.view` of its source's input: by the recorded steps (`localSizes`
+/// NULL) or, on ranks, by the view's one extract_slice with `localSizes`
+/// (from the rank's slice of the source to its slice of the view).
+typedef struct HarnessMadeView {
+  bool made;
+  int64_t *localSizes;
+} HarnessMadeView;
 
 /// Adds to `module` a public function that creates the entry's inputs, times
 /// `spec->runs` calls between memopt_rt's run markers and checksums every
@@ -345,6 +368,14 @@ bool harnessShardPlanCheckPartitioned(const HarnessShardPlan *plan, const Harnes
 /// Frees what `plan` owns.
 void harnessShardPlanDestroy(HarnessShardPlan *plan);
 
+/// The sizes of the extract_slice that makes each rank's slice of argument
+/// `argument`'s `memopt.view` from its slice of the view's source, when the
+/// view is one extract_slice with unit strides that takes whole every
+/// dimension the plan splits the source along and keeps it, split the same
+/// way; NULL (nothing made on ranks) otherwise. The caller frees them.
+int64_t *harnessShardPlanViewSlice(const HarnessShardPlan *plan, const HarnessEntry *entry,
+                                   size_t argument);
+
 /// Writes to `offsets` (value->rank entries) where rank `rank`'s slice of `value` starts.
 void harnessShardOffsets(const HarnessShardPlan *plan, const HarnessShardedValue *value,
                          int64_t rank, int64_t *offsets);
@@ -412,6 +443,14 @@ typedef struct Variant {
   long long ranks;
   HarnessShardPlan plan;
   HarnessMeasurement *rankMeasurements;
+  /* Per argument of the entry: made as its `memopt.view` (see
+   * HarnessWrapperSpec); the reference follows the ranked variant's
+   * `madeViews` (`followViews`, NULL otherwise) so that both run on the same
+   * inputs. */
+  HarnessMadeView *madeViews;
+  size_t madeViewCount;
+  const HarnessMadeView *followViews;
+  size_t followViewCount;
 } Variant;
 
 /// Prints one variant's report on standard output.

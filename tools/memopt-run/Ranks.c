@@ -296,6 +296,61 @@ static bool checkLocal(const HarnessShardedValue *values, const HarnessValueType
   return true;
 }
 
+/* True when row `d` of `a`'s split axes equals row `e` of `b`'s. */
+static bool sameSplit(const HarnessShardPlan *plan, const HarnessShardedValue *a, intptr_t d,
+                      const HarnessShardedValue *b, intptr_t e) {
+  for (intptr_t k = 0; k < plan->gridRank; ++k)
+    if (a->splitAxes[d * plan->gridRank + k] != b->splitAxes[e * plan->gridRank + k])
+      return false;
+  return true;
+}
+
+int64_t *harnessShardPlanViewSlice(const HarnessShardPlan *plan, const HarnessEntry *entry,
+                                   size_t argument) {
+  const HarnessArgumentView *view = &entry->views[argument];
+  if (view->source < 0 || mlirArrayAttrGetNumElements(view->steps) != 1 ||
+      argument >= plan->argumentCount || (size_t)view->source >= plan->argumentCount)
+    return NULL;
+  MlirAttribute step = mlirArrayAttrGetElement(view->steps, 0);
+  MlirAttribute properties =
+      mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("properties"));
+  MlirAttribute offsets = mlirDictionaryAttrGetElementByName(
+      properties, mlirStringRefCreateFromCString("static_offsets"));
+  MlirAttribute sizes = mlirDictionaryAttrGetElementByName(
+      properties, mlirStringRefCreateFromCString("static_sizes"));
+  MlirAttribute strides = mlirDictionaryAttrGetElementByName(
+      properties, mlirStringRefCreateFromCString("static_strides"));
+  const HarnessShardedValue *source = &plan->arguments[view->source];
+  const HarnessShardedValue *result = &plan->arguments[argument];
+  if (mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides) ||
+      !mlirAttributeIsADenseI64Array(offsets) || !mlirAttributeIsADenseI64Array(sizes) ||
+      !mlirAttributeIsADenseI64Array(strides) ||
+      mlirDenseArrayGetNumElements(offsets) != source->rank ||
+      mlirDenseArrayGetNumElements(sizes) != source->rank ||
+      mlirDenseArrayGetNumElements(strides) != source->rank)
+    return NULL;
+  int64_t *local = memoptAllocateZeroed((size_t)source->rank + 1, sizeof *local);
+  bool ok = true;
+  intptr_t kept = 0; /* the view's dimensions matched so far, as extract_slice drops unit sizes */
+  for (intptr_t e = 0; e < source->rank && ok; ++e) {
+    int64_t size = mlirDenseI64ArrayGetElement(sizes, e);
+    bool keeps = kept < result->rank && result->globalShape[kept] == size;
+    bool split = source->splitAxes[e * plan->gridRank] >= 0;
+    ok = mlirDenseI64ArrayGetElement(strides, e) == 1 && (keeps || size == 1);
+    if (ok && split)
+      ok = keeps && mlirDenseI64ArrayGetElement(offsets, e) == 0 &&
+           size == source->globalShape[e] && sameSplit(plan, source, e, result, kept);
+    else if (ok && keeps)
+      ok = result->splitAxes[kept * plan->gridRank] < 0;
+    local[e] = split ? source->localShape[e] : size;
+    kept += keeps;
+  }
+  if (ok && kept == result->rank)
+    return local;
+  free(local);
+  return NULL;
+}
+
 bool harnessShardPlanCheckPartitioned(const HarnessShardPlan *plan, const HarnessEntry *entry,
                                       MemoptStringBuffer *error) {
   if (entry->argumentCount != plan->argumentCount || entry->resultCount != plan->resultCount) {

@@ -1,6 +1,9 @@
 /* The wrapper memopt-run adds to a model: a public function, at tensor level,
  * that builds the entry's inputs, brackets each call of the entry with
- * memopt_rt's run markers and checksums the results of the last call.
+ * memopt_rt's run markers and checksums the results of the last call. An
+ * argument place-to-shard marks as a view of another (`memopt.view`) is
+ * made as that view of the other's input, as a caller passes it: the two
+ * share one buffer.
  *
  * It is written as MLIR text, with every type printed by MLIR itself, parsed
  * in the model's context and moved into the model's module. Text keeps the
@@ -301,6 +304,66 @@ static void appendInput(MemoptStringBuffer *out, const HarnessValueType *value, 
   memoptStringBufferAppendFormat(out, "    } -> %s\n", value->spelling);
 }
 
+/* Defines %argN as the rank's slice of argument N's view: the view's one
+ * extract_slice, with the sizes of `made` (harnessShardPlanViewSlice), of
+ * the rank's slice of the source. */
+static void appendLocalView(MemoptStringBuffer *out, const HarnessEntry *entry, size_t argument,
+                            const HarnessMadeView *made) {
+  const HarnessArgumentView *view = &entry->views[argument];
+  const HarnessValueType *source = &entry->arguments[view->source];
+  MlirAttribute properties = mlirDictionaryAttrGetElementByName(
+      mlirArrayAttrGetElement(view->steps, 0), mlirStringRefCreateFromCString("properties"));
+  MlirAttribute offsets = mlirDictionaryAttrGetElementByName(
+      properties, mlirStringRefCreateFromCString("static_offsets"));
+  memoptStringBufferAppendFormat(out, "    %%arg%zu = tensor.extract_slice %%arg%zd[", argument,
+                                 view->source);
+  for (intptr_t d = 0; d < source->rank; ++d)
+    memoptStringBufferAppendFormat(out, "%s%lld", d ? ", " : "",
+                                   (long long)mlirDenseI64ArrayGetElement(offsets, d));
+  memoptStringBufferAppendCString(out, "] [");
+  for (intptr_t d = 0; d < source->rank; ++d)
+    memoptStringBufferAppendFormat(out, "%s%lld", d ? ", " : "", (long long)made->localSizes[d]);
+  memoptStringBufferAppendCString(out, "] [");
+  for (intptr_t d = 0; d < source->rank; ++d)
+    memoptStringBufferAppendCString(out, d ? ", 1" : "1");
+  memoptStringBufferAppendFormat(out, "] : %s to %s\n", source->spelling,
+                                 entry->arguments[argument].spelling);
+}
+
+/* Defines %argN as argument N's view of its source (HarnessArgumentView):
+ * each step in MLIR's generic form, its properties and types as recorded. */
+static void appendView(MemoptStringBuffer *out, const HarnessEntry *entry, size_t argument) {
+  const HarnessArgumentView *view = &entry->views[argument];
+  MlirType type = entry->arguments[view->source].type;
+  intptr_t count = mlirArrayAttrGetNumElements(view->steps);
+  for (intptr_t k = 0; k < count; ++k) {
+    MlirAttribute step = mlirArrayAttrGetElement(view->steps, k);
+    MlirStringRef op = mlirStringAttrGetValue(
+        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("op")));
+    MlirType result = mlirTypeAttrGetValue(
+        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("type")));
+    if (k + 1 < count)
+      memoptStringBufferAppendFormat(out, "    %%arg%zu_view%zd = ", argument, k);
+    else
+      memoptStringBufferAppendFormat(out, "    %%arg%zu = ", argument);
+    memoptStringBufferAppendFormat(out, "\"%.*s\"(", (int)op.length, op.data);
+    if (k == 0)
+      memoptStringBufferAppendFormat(out, "%%arg%zd", view->source);
+    else
+      memoptStringBufferAppendFormat(out, "%%arg%zu_view%zd", argument, k - 1);
+    memoptStringBufferAppendCString(out, ") <");
+    mlirAttributePrint(
+        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("properties")),
+        memoptAppendToBuffer, out);
+    memoptStringBufferAppendCString(out, "> : (");
+    mlirTypePrint(type, memoptAppendToBuffer, out);
+    memoptStringBufferAppendCString(out, ") -> ");
+    mlirTypePrint(result, memoptAppendToBuffer, out);
+    memoptStringBufferAppendCString(out, "\n");
+    type = result;
+  }
+}
+
 /* Appends one call of the entry on %arg0..%argN; results named `results`
  * (NULL: left unnamed, the call is only measured). */
 static void appendEntryCall(MemoptStringBuffer *out, const HarnessEntry *entry, const char *results,
@@ -444,8 +507,16 @@ static char *generateWrapperText(const HarnessEntry *entry, const char *wrapperN
     for (size_t i = 0; i < entry->argumentCount; ++i)
       appendSliceOffsets(&out, plan, i);
   }
+  /* Views after the inputs they view (their sources are no views). */
   for (size_t i = 0; i < entry->argumentCount; ++i)
-    appendInput(&out, &entry->arguments[i], i, spec);
+    if (!spec->madeViews || !spec->madeViews[i].made)
+      appendInput(&out, &entry->arguments[i], i, spec);
+  for (size_t i = 0; spec->madeViews && i < entry->argumentCount; ++i) {
+    if (spec->madeViews[i].localSizes)
+      appendLocalView(&out, entry, i, &spec->madeViews[i]);
+    else if (spec->madeViews[i].made)
+      appendView(&out, entry, i);
+  }
   if (spec->runs > 1) {
     memoptStringBufferAppendFormat(&out,
                                    "    %%first = arith.constant 0 : index\n"

@@ -12,6 +12,7 @@
 
 #include "IR/IR.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/RegisterEverything.h"
 
@@ -368,7 +369,62 @@ static void destroyVariant(Variant *variant) {
   for (long long r = 0; variant->rankMeasurements && r < variant->ranks; ++r)
     harnessMeasurementDestroy(&variant->rankMeasurements[r]);
   free(variant->rankMeasurements);
+  for (size_t i = 0; i < variant->madeViewCount; ++i)
+    free(variant->madeViews[i].localSizes);
+  free(variant->madeViews);
   harnessShardPlanDestroy(&variant->plan);
+}
+
+/* True when some rank holds only a slice of argument `argument` under `plan`. */
+static bool isSplitArgument(const HarnessShardPlan *plan, size_t argument) {
+  if (!plan->gridName || argument >= plan->argumentCount)
+    return false;
+  const HarnessShardedValue *value = &plan->arguments[argument];
+  for (intptr_t k = 0; k < value->rank * plan->gridRank; ++k)
+    if (value->splitAxes[k] >= 0)
+      return true;
+  return false;
+}
+
+/* Decides how the wrapper makes each argument of `entry` that has a
+ * `memopt.view` (`variant->madeViews`): on one device, by its steps; on
+ * ranks, by its steps when it and its source are whole on every rank, by
+ * the local extract_slice harnessShardPlanViewSlice gives when that makes
+ * the rank's slice of it from the rank's slice of the source, else
+ * generated (a caller passes it as a buffer of its own); for the reference,
+ * as the ranked variant made it. False with the reason in `error` when
+ * steps to apply do not give the argument's type. */
+static bool decideViews(Variant *variant, const HarnessEntry *entry, MemoptStringBuffer *error) {
+  variant->madeViewCount = entry->argumentCount;
+  variant->madeViews = memoptAllocateZeroed(entry->argumentCount + 1, sizeof *variant->madeViews);
+  for (size_t i = 0; i < entry->argumentCount; ++i) {
+    const HarnessArgumentView *view = &entry->views[i];
+    HarnessMadeView *made = &variant->madeViews[i];
+    made->made = view->source >= 0;
+    if (variant->followViews)
+      made->made = made->made && i < variant->followViewCount && variant->followViews[i].made;
+    else if (made->made && variant->ranks &&
+             (isSplitArgument(&variant->plan, i) ||
+              isSplitArgument(&variant->plan, (size_t)view->source))) {
+      made->localSizes = harnessShardPlanViewSlice(&variant->plan, entry, i);
+      made->made = made->localSizes != NULL;
+    }
+    if (!made->made || made->localSizes)
+      continue;
+    MlirAttribute last =
+        mlirArrayAttrGetElement(view->steps, mlirArrayAttrGetNumElements(view->steps) - 1);
+    MlirType type = mlirTypeAttrGetValue(
+        mlirDictionaryAttrGetElementByName(last, mlirStringRefCreateFromCString("type")));
+    if (!mlirTypeEqual(type, entry->arguments[i].type)) {
+      memoptEmitOpError(entry->function, "argument %zu: memopt.view makes another type than %s", i,
+                        entry->arguments[i].spelling);
+      memoptStringBufferAppendFormat(error,
+                                     "argument %zu of @%s: memopt.view makes another type than %s",
+                                     i, entry->name, entry->arguments[i].spelling);
+      return false;
+    }
+  }
+  return true;
 }
 
 /* Partitions the entry of `module` over the variant's ranks with upstream's
@@ -437,10 +493,15 @@ static bool prepare(Harness *harness, Variant *variant, const char *sourceName, 
       !harnessPipelineSequential(&entry, error))
     goto done;
   rememberEntry(variant, &entry);
+  if (!decideViews(variant, &entry, error))
+    goto done;
   /* On ranks, the outputs are compared element by element: print them. */
-  HarnessWrapperSpec spec = {harness->options.runs, harness->options.seed, harness->options.dim,
+  HarnessWrapperSpec spec = {harness->options.runs,
+                             harness->options.seed,
+                             harness->options.dim,
                              harness->options.printOutputs || harness->options.ranks > 0,
-                             variant->ranks ? &variant->plan : NULL};
+                             variant->ranks ? &variant->plan : NULL,
+                             variant->madeViews};
   *wrapperName = harnessWrapperInsert(module, &entry, &spec, error);
   if (!*wrapperName)
     goto done;
@@ -568,6 +629,8 @@ static int runRanks(Harness *harness) {
   bool pipeline = ok && ranked.plan.pipelineStages > 0;
   if (pipeline && options->pipeline)
     reference.pipeline = NULL;
+  reference.followViews = ranked.madeViews;
+  reference.followViewCount = ranked.madeViewCount;
   ok = ok && prepareVariant(harness, &reference, &error);
   if (ok && pipeline && strcmp(reference.signature, ranked.signature) != 0) {
     memoptStringBufferAppendFormat(&error,

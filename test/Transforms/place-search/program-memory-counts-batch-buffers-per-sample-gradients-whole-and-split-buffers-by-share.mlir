@@ -1,6 +1,7 @@
-// place-search{memory=program} prices what the function holds as written:
-// its parameters' share, its data for one microbatch, and the most its
-// buffers hold at once, where a buffer carrying the batch scales with the
+// place-search{memory=program} prices what the function holds (as
+// place-to-shard runs it; here as written, with no elementwise chain to
+// fuse): its parameters' share, its data for one microbatch, and the most
+// its buffers hold at once, where a buffer carrying the batch scales with the
 // microbatch and one that does not (a gradient, summed over the batch) is
 // whole on every device of a data-parallel group; a buffer Megatron's split
 // divides over a tensor-parallel group holds its share.
