@@ -322,31 +322,26 @@ static double bytesOf(MlirType type) {
                                                                                    : 0;
 }
 
-/* Whether parameter `argument` is read by an op of `block` before `firstOp`
- * (an earlier segment holds it), and whether any op reads it inside a
- * region (a gather reads its table whole: not split). */
-static void parameterUses(MlirValue argument, MlirBlock block, MlirOperation firstOp,
-                          bool *earlier, bool *inRegion) {
-  *earlier = *inRegion = false;
+/* Whether any op reads parameter `argument` inside a region of an op of
+ * `block` (a gather reads its table whole: not split). */
+static bool readInRegion(MlirValue argument, MlirBlock block) {
   for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation owner = mlirOpOperandGetOwner(use);
-    MlirOperation user = memoptOperationAncestorInBlock(owner, block);
-    if (!mlirOperationEqual(user, owner))
-      *inRegion = true;
-    if (!mlirOperationIsNull(user) && mlirOperationIsBeforeInBlock(user, firstOp))
-      *earlier = true;
+    if (!mlirOperationEqual(memoptOperationAncestorInBlock(owner, block), owner))
+      return true;
   }
+  return false;
 }
 
-/* What segmentParameterBytes walks the segment's ops with. */
+/* What a walk of a segment's ops for the parameters they read keeps: those
+ * seen, and those to count (all of them when `counted` is null). */
 typedef struct ParameterWalk {
-  MlirOperation func;
   MlirBlock block;
-  MlirOperation firstOp;
   size_t dataArguments;
   MemoptPointerMap seen;
-  MemoptSegmentCost *cost;
+  const MemoptPointerMap *counted;
+  MemoptParameterBytes bytes;
 } ParameterWalk;
 
 /* Counts the parameters `op` reads (a gather reads its table inside a body). */
@@ -361,26 +356,38 @@ static MlirWalkResult countParameterOperands(MlirOperation op, void *userData) {
         memoptPointerMapLookup(&walk->seen, operand.ptr) != MEMOPT_NO_INDEX)
       continue;
     memoptPointerMapInsert(&walk->seen, operand.ptr, 0);
-    bool earlier, inRegion;
-    parameterUses(operand, walk->block, walk->firstOp, &earlier, &inRegion);
-    if (earlier)
+    if (walk->counted && memoptPointerMapLookup(walk->counted, operand.ptr) == MEMOPT_NO_INDEX)
       continue;
-    walk->cost->parameterBytes += bytes;
-    if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 && !inRegion)
-      walk->cost->splitParameterBytes += bytes;
+    if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 &&
+        !readInRegion(operand, walk->block))
+      walk->bytes.split += bytes;
+    else
+      walk->bytes.whole += bytes;
   }
   return MlirWalkResultAdvance;
 }
 
-/* The parameters ops [0, count) of the segment (`ops`) hold, at their IR
- * element types: each counted in the first segment that reads it. */
-static void segmentParameterBytes(MlirOperation func, MlirOperation *ops, size_t count,
-                                  size_t dataArguments, MemoptSegmentCost *cost) {
-  ParameterWalk walk = {func, mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)), ops[0],
-                        dataArguments, memoptPointerMapCreate(), cost};
-  for (size_t i = 0; i < count; ++i)
-    mlirOperationWalk(ops[i], countParameterOperands, &walk, MlirWalkPreOrder);
-  memoptPointerMapDestroy(&walk.seen);
+/* Walks top-level ops [first, first + count) of `func` into `walk`. */
+static void walkParameters(MlirOperation func, size_t first, size_t count, ParameterWalk *walk) {
+  MlirOperation op = mlirBlockGetFirstOperation(walk->block);
+  for (size_t i = 0; i < first && !mlirOperationIsNull(op); ++i)
+    op = mlirOperationGetNextInBlock(op);
+  for (size_t i = 0; i < count && !mlirOperationIsNull(op);
+       ++i, op = mlirOperationGetNextInBlock(op))
+    mlirOperationWalk(op, countParameterOperands, walk, MlirWalkPreOrder);
+}
+
+MemoptParameterBytes memoptSegmentSharedParameterBytes(MlirOperation func, size_t firstA,
+                                                       size_t countA, size_t firstB, size_t countB,
+                                                       size_t dataArguments) {
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  ParameterWalk a = {block, dataArguments, memoptPointerMapCreate(), NULL, {0, 0}};
+  walkParameters(func, firstA, countA, &a);
+  ParameterWalk b = {block, dataArguments, memoptPointerMapCreate(), &a.seen, {0, 0}};
+  walkParameters(func, firstB, countB, &b);
+  memoptPointerMapDestroy(&b.seen);
+  memoptPointerMapDestroy(&a.seen);
+  return b.bytes;
 }
 
 bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
@@ -388,7 +395,6 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                double batchScale, MemoptSegmentCost *cost,
                                MemoptStringBuffer *reason) {
   memset(cost, 0, sizeof *cost);
-  MlirOperation *ops = memoptAllocateZeroed(count + 1, sizeof *ops);
   size_t costed = 0;
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   MemoptPointerMap seen = memoptPointerMapCreate();  /* values counted once */
@@ -405,7 +411,7 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
       ok = false;
       break;
     }
-    ops[costed++] = op;
+    ++costed;
     cost->forwardSeconds += opCost.seconds;
     cost->flops += opCost.flops;
     cost->tensorOps += opCost.unit == MemoptOpUnitTensor;
@@ -439,9 +445,13 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
       }
     }
   }
-  if (ok && costed > 0)
-    segmentParameterBytes(func, ops, costed, dataArguments, cost);
-  free(ops);
+  if (ok && costed > 0) {
+    ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), NULL, {0, 0}};
+    walkParameters(func, first, costed, &walk);
+    memoptPointerMapDestroy(&walk.seen);
+    cost->parameterBytes = walk.bytes.whole + walk.bytes.split;
+    cost->splitParameterBytes = walk.bytes.split;
+  }
   memoptPointerMapDestroy(&inside);
   memoptPointerMapDestroy(&seen);
   return ok;

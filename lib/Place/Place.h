@@ -111,15 +111,25 @@ typedef struct MemoptSegmentCost {
   size_t tensorOps;
   size_t vectorOps;
   /* The parameters the range holds as written (its IR element types): */
-  double parameterBytes;      /* parameters no earlier op of the function reads */
+  double parameterBytes;      /* every parameter the range reads */
   double splitParameterBytes; /* of those, the matrices tensor parallelism splits */
 } MemoptSegmentCost;
+
+/// Parameter bytes as written: those every device holds whole, and the matrices tensor parallelism splits.
+typedef struct MemoptParameterBytes {
+  double whole, split;
+} MemoptParameterBytes;
 
 /// Sums the costs of top-level ops [first, first + count) of `func`'s body; arguments from index `dataArguments` on are parameters. False with `reason` when an op cannot be costed.
 bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                size_t dataArguments, const MemoptAcceleratorConfig *config,
                                double batchScale, MemoptSegmentCost *cost,
                                MemoptStringBuffer *reason);
+
+/// The bytes of the parameters both ranges of top-level ops of `func`, [firstA, firstA + countA) and [firstB, firstB + countB), read: what a stage holding both holds once (GPT-2's tied embedding; a training step's weights, read by the forward and the backward).
+MemoptParameterBytes memoptSegmentSharedParameterBytes(MlirOperation func, size_t firstA,
+                                                       size_t countA, size_t firstB, size_t countB,
+                                                       size_t dataArguments);
 
 /*===------------------------------------------------------------------===*
  * Operator scheduling on one accelerator
@@ -172,7 +182,17 @@ typedef struct MemoptPlacementLayer {
   /* The program as written (MemoptPlacementProgram), at its element types: */
   double wholeParameterBytes; /* parameters every device holds whole (vectors, gathered tables) */
   double splitParameterBytes; /* parameter matrices tensor parallelism splits */
-  const double *heldBytes;    /* [tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, data included */
+  const double *heldBytes;    /* [tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, data included, in a stage from layer 0 */
+  /* The same in a stage from a later layer, whose inputs (values made before
+   * it) it holds throughout: heldBytesFrom[k] when the stage's first layer
+   * has `stageStart` k (a layer 0, the epilogue 1); `stageStart` is -1 for
+   * layer 0. */
+  const double *heldBytesFrom[2];
+  int stageStart;
+  /* Of its parameters, those a stage holding it holds once: the ones layer 0
+   * reads too (when layer 0 is another layer of the stage), and the ones each
+   * earlier layer of the stage but layer 0 reads too. */
+  MemoptParameterBytes sharedWithFirst, sharedPerEarlier;
 } MemoptPlacementLayer;
 
 /// What a stage holds per device: a training step of the program (PHAZE's model) or the program run as written.

@@ -79,9 +79,11 @@ bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *opti
   /* What the function holds does not depend on the accelerator: priced
    * once, whatever architecture-search tries. */
   MemoptStringBuffer error = memoptStringBufferCreate();
+  /* Later stages start at a layer (the first's start stands for all) or at the epilogue. */
+  size_t starts[2] = {s->bounds[0], s->bounds[s->count]};
   bool ok = memoptPlaceProgramMemoryCompute(
-      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch,
-      &model->program, &error);
+      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch, starts,
+      2, &model->program, &error);
   if (!ok)
     memoptEmitOpDiagnostic(func, MlirDiagnosticError,
                            "place-search cannot estimate what the function holds: %s", error.data);
@@ -100,19 +102,22 @@ void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->microbatches);
 }
 
-/* memory=program: the most each segment's ops hold at once, per tensor
- * degree (1, 2, 4, ... `degrees` of them) and microbatch candidate
+/* memory=program: the most each segment's ops hold at once, per stage
+ * start (from op 0, from a layer, from the epilogue), tensor degree (1, 2,
+ * 4, ... `degrees` of them) and microbatch candidate
  * (`storage->heldBytes`). */
 static void programHeldBytes(const MemoptPlaceModel *model, const size_t firsts[3],
                              const size_t lengths[3], size_t count, size_t degrees,
                              MemoptPlaceProblemStorage *storage) {
-  storage->heldBytes = memoptAllocateZeroed(3 * degrees * count, sizeof *storage->heldBytes);
+  storage->heldBytes = memoptAllocateZeroed(3 * 3 * degrees * count, sizeof *storage->heldBytes);
   for (int segment = 0; segment < 3; ++segment)
-    for (size_t t = 0; t < degrees; ++t)
-      for (size_t mb = 0; mb < count; ++mb)
-        storage->heldBytes[(segment * degrees + t) * count + mb] = memoptPlaceProgramMemoryPeak(
-            &model->program, firsts[segment], firsts[segment] + lengths[segment],
-            (double)storage->microbatches[mb], (double)((int64_t)1 << t));
+    for (size_t start = 0; start < 3; ++start)
+      for (size_t t = 0; t < degrees; ++t)
+        for (size_t mb = 0; mb < count; ++mb)
+          storage->heldBytes[((segment * 3 + start) * degrees + t) * count + mb] =
+              memoptPlaceProgramMemoryPeak(
+                  &model->program, start, firsts[segment], firsts[segment] + lengths[segment],
+                  (double)storage->microbatches[mb], (double)((int64_t)1 << t));
 }
 
 /* Replaces `seconds` (ops in sequence) by the makespan the schedule option asks for. */
@@ -185,6 +190,22 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
       memoptPlacementTensorDegrees(memoptPassOptionsGetInteger(options, "max-tensor-parallel"));
   if (program)
     programHeldBytes(model, firsts, lengths, count, degrees, storage);
+  /* What a stage holds once of the parameters two of its segments read:
+   * the prologue's with a layer's or the epilogue's (without a prologue,
+   * layer 0 is a layer), and a layer's with the epilogue's. */
+  MemoptParameterBytes withFirst[3] = {{0, 0}, {0, 0}, {0, 0}},
+                       perEarlier[3] = {{0, 0}, {0, 0}, {0, 0}};
+  if (program) {
+    int first = model->hasPrologue ? 0 : 1;
+    for (int segment = first + 1; segment < 3; ++segment)
+      if (lengths[first] > 0 && lengths[segment] > 0)
+        withFirst[segment] =
+            memoptSegmentSharedParameterBytes(model->func, firsts[first], lengths[first],
+                                              firsts[segment], lengths[segment], dataArguments);
+    if (lengths[1] > 0 && lengths[2] > 0)
+      perEarlier[2] = memoptSegmentSharedParameterBytes(model->func, firsts[1], lengths[1],
+                                                        firsts[2], lengths[2], dataArguments);
+  }
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
     int segment = memoptPlaceSegmentOf(model, l);
@@ -197,7 +218,14 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
         cost->boundaryElements / model->irBatch * element,
         cost->parameterBytes - cost->splitParameterBytes,
         cost->splitParameterBytes,
-        program ? &storage->heldBytes[segment * degrees * count] : NULL};
+        program ? &storage->heldBytes[segment * 3 * degrees * count] : NULL,
+        {program ? &storage->heldBytes[(segment * 3 + 1) * degrees * count] : NULL,
+         program ? &storage->heldBytes[(segment * 3 + 2) * degrees * count] : NULL},
+        l == 0         ? -1
+        : segment == 2 ? 1
+                       : 0,
+        l > 0 ? withFirst[segment] : (MemoptParameterBytes){0, 0},
+        perEarlier[segment]};
   }
   storage->problem = (MemoptPlacementProblem){
       storage->layers,

@@ -13,6 +13,11 @@
  * consumer's); an op without one, for the op before it. When the
  * normalization fails, the function is priced as written.
  *
+ * A stage from a later op runs as a function whose arguments include what
+ * earlier stages made and it reads, held until it returns: for each start
+ * the caller names, those buffers count as its inputs, and the per-op live
+ * sets count only the buffers made from the start on (MemoptPlaceHeld).
+ *
  * A value carries the batch along one dimension. A data argument carries it
  * along its first. A linalg op's operand carrying it along dimension k reads
  * it with loop d_l of its indexing map there; a result whose map has d_l at
@@ -332,10 +337,41 @@ static size_t taggedIndex(MlirLocation location) {
   return latest;
 }
 
+/* Allocates `held`'s per-op arrays for `count` ops. */
+static void heldCreate(MemoptPlaceHeld *held, size_t count) {
+  memset(held, 0, sizeof *held);
+  for (int k = 0; k < 2; ++k) {
+    held->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *held->perSampleBytes[k]);
+    held->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *held->fixedBytes[k]);
+  }
+}
+
+static void heldDestroy(MemoptPlaceHeld *held) {
+  for (int k = 0; k < 2; ++k) {
+    free(held->perSampleBytes[k]);
+    free(held->fixedBytes[k]);
+  }
+}
+
+/* The array of `held` for a buffer of class `split`, `perSample`. */
+static double *heldArray(MemoptPlaceHeld *held, int split, bool perSample) {
+  return perSample ? held->perSampleBytes[split] : held->fixedBytes[split];
+}
+
+/* The op of `func` the profile's position `p` stands for (`original` maps
+ * the priced function's ops, `indexOf` finds them), or MEMOPT_NO_INDEX. */
+static size_t originalAt(const MemoptMemoryProfile *profile, const MemoptPointerMap *indexOf,
+                         const size_t *original, size_t p) {
+  size_t at = memoptPointerMapLookup(indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
+  return at == MEMOPT_NO_INDEX ? at : original[at];
+}
+
 /* Adds what the buffers of `priced` hold at each of its top-level ops to
  * `memory`'s per-op arrays, at the op of `func` each stands for
  * (`original[k]` for `priced`'s op k); several ops standing for one keep
- * the most any holds. Arguments `parameters` flags are parameters. */
+ * the most any holds. For a stage from each of `memory->starts`, a buffer
+ * made before it and read from it on is one of its inputs, and the others
+ * are held per op. Arguments `parameters` flags are parameters. */
 static bool priceOps(MlirOperation priced, const size_t *original, const bool *parameters,
                      double irBatch, MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(priced, false, error);
@@ -354,10 +390,12 @@ static bool priceOps(MlirOperation priced, const size_t *original, const bool *p
     followCarried(op, &batch);
     followTensorSplit(op, body, parameters, &split, &derived);
   }
-  /* What each of `priced`'s ops holds, per class: [split][per sample]. */
-  double *held[2][2];
-  for (int k = 0; k < 4; ++k)
-    held[k / 2][k % 2] = memoptAllocateZeroed(count + 1, sizeof(double));
+  /* What each of `priced`'s ops holds: [0] every buffer, [1 + j] in a stage
+   * from start j. */
+  size_t variants = memory->startCount + 1;
+  MemoptPlaceHeld *held = memoptAllocateZeroed(variants, sizeof *held);
+  for (size_t v = 0; v < variants; ++v)
+    heldCreate(&held[v], count);
   size_t positions = memoptMemoryProfileGetNumPositions(profile);
   for (size_t b = 0; b < memoptMemoryProfileGetNumBuffers(profile); ++b) {
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
@@ -367,22 +405,45 @@ static bool priceOps(MlirOperation priced, const size_t *original, const bool *p
         (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
          carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
     int splitOver = bufferCarries(info.value, &split, initChainDepth) ? 1 : 0;
-    double bytes = allocatedBytes(&info);
-    for (size_t p = info.firstPosition; p <= info.lastPosition && p < positions; ++p) {
+    double bytes = allocatedBytes(&info) / (perSample ? irBatch : 1);
+    size_t last = info.lastPosition < positions ? info.lastPosition : positions - 1;
+    size_t made = MEMOPT_NO_INDEX, read = MEMOPT_NO_INDEX; /* first and last op of `func` */
+    for (size_t p = info.firstPosition; p <= last && made == MEMOPT_NO_INDEX; ++p)
+      made = originalAt(profile, &indexOf, original, p);
+    for (size_t p = last + 1; p-- > info.firstPosition && read == MEMOPT_NO_INDEX;)
+      read = originalAt(profile, &indexOf, original, p);
+    for (size_t j = 0; j < memory->startCount && made != MEMOPT_NO_INDEX; ++j)
+      if (made < memory->starts[j] && read >= memory->starts[j]) {
+        if (perSample)
+          held[1 + j].inputPerSampleBytes[splitOver] += bytes;
+        else
+          held[1 + j].inputFixedBytes[splitOver] += bytes;
+      }
+    for (size_t p = info.firstPosition; p <= last; ++p) {
       size_t at =
           memoptPointerMapLookup(&indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
-      if (at != MEMOPT_NO_INDEX)
-        held[splitOver][perSample][at] += perSample ? bytes / irBatch : bytes;
+      if (at == MEMOPT_NO_INDEX)
+        continue;
+      heldArray(&held[0], splitOver, perSample)[at] += bytes;
+      for (size_t j = 0; j < memory->startCount; ++j)
+        if (made >= memory->starts[j])
+          heldArray(&held[1 + j], splitOver, perSample)[at] += bytes;
     }
   }
-  for (size_t k = 0; k < count; ++k)
+  for (size_t v = 0; v < variants; ++v) {
+    MemoptPlaceHeld *into = v == 0 ? &memory->all : &memory->fromStart[v - 1];
     for (int c = 0; c < 4; ++c) {
-      double *into = c % 2 ? memory->perSampleBytes[c / 2] : memory->fixedBytes[c / 2];
-      double value = held[c / 2][c % 2][k];
-      into[original[k]] = value > into[original[k]] ? value : into[original[k]];
+      double *from = heldArray(&held[v], c / 2, c % 2), *to = heldArray(into, c / 2, c % 2);
+      for (size_t k = 0; k < count; ++k)
+        to[original[k]] = from[k] > to[original[k]] ? from[k] : to[original[k]];
     }
-  for (int k = 0; k < 4; ++k)
-    free(held[k / 2][k % 2]);
+    for (int k = 0; k < 2; ++k) {
+      into->inputPerSampleBytes[k] = held[v].inputPerSampleBytes[k];
+      into->inputFixedBytes[k] = held[v].inputFixedBytes[k];
+    }
+    heldDestroy(&held[v]);
+  }
+  free(held);
   memoptPointerMapDestroy(&indexOf);
   memoptPointerMapDestroy(&derived);
   memoptPointerMapDestroy(&split);
@@ -424,6 +485,7 @@ static MlirOperation normalizedCopy(MlirOperation func, MlirModule scratch, bool
 }
 
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+                                     const size_t *starts, size_t startCount,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
   memset(memory, 0, sizeof *memory);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
@@ -441,9 +503,13 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
        op = mlirOperationGetNextInBlock(op))
     ++count;
   memory->opCount = count;
-  for (int k = 0; k < 2; ++k) {
-    memory->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->perSampleBytes[k]);
-    memory->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *memory->fixedBytes[k]);
+  heldCreate(&memory->all, count);
+  memory->startCount = startCount;
+  memory->starts = memoptAllocateZeroed(startCount + 1, sizeof *memory->starts);
+  memory->fromStart = memoptAllocateZeroed(startCount + 1, sizeof *memory->fromStart);
+  for (size_t j = 0; j < startCount; ++j) {
+    memory->starts[j] = starts[j];
+    heldCreate(&memory->fromStart[j], count);
   }
   /* Priced as place-to-shard runs it: normalized, its elementwise chains
    * fused (their intermediate buffers gone); as written when that fails. */
@@ -465,21 +531,26 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   return ok;
 }
 
-double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,
-                                    size_t end, double microbatch, double tensor) {
+double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t start,
+                                    size_t first, size_t end, double microbatch, double tensor) {
+  const MemoptPlaceHeld *held =
+      start > 0 && start <= memory->startCount ? &memory->fromStart[start - 1] : &memory->all;
   double peak = 0;
   for (size_t i = first; i < end && i < memory->opCount; ++i) {
-    double held =
-        (memory->perSampleBytes[0][i] + memory->perSampleBytes[1][i] / tensor) * microbatch +
-        memory->fixedBytes[0][i] + memory->fixedBytes[1][i] / tensor;
-    peak = held > peak ? held : peak;
+    double at = (held->perSampleBytes[0][i] + held->perSampleBytes[1][i] / tensor) * microbatch +
+                held->fixedBytes[0][i] + held->fixedBytes[1][i] / tensor;
+    peak = at > peak ? at : peak;
   }
-  return peak + memory->dataBytesPerSample * microbatch;
+  double inputs =
+      (held->inputPerSampleBytes[0] + held->inputPerSampleBytes[1] / tensor) * microbatch +
+      held->inputFixedBytes[0] + held->inputFixedBytes[1] / tensor;
+  return peak + inputs + memory->dataBytesPerSample * microbatch;
 }
 
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory) {
-  for (int k = 0; k < 2; ++k) {
-    free(memory->perSampleBytes[k]);
-    free(memory->fixedBytes[k]);
-  }
+  heldDestroy(&memory->all);
+  for (size_t j = 0; j < memory->startCount; ++j)
+    heldDestroy(&memory->fromStart[j]);
+  free(memory->fromStart);
+  free(memory->starts);
 }

@@ -31,13 +31,23 @@ typedef struct MemoptPlaceCluster {
   int64_t globalBatch;
 } MemoptPlaceCluster;
 
-/// What a function holds as written at each top-level op (PlaceProgramMemory.c), at its element types.
-typedef struct MemoptPlaceProgramMemory {
-  size_t opCount;            /* top-level ops, the terminator included */
-  /* Per op, [0] whole on each device, [1] split over the tensor group: */
+/// What the ops of a function hold of some of its buffers, per top-level op, at its element types; index [0] whole on each device, [1] split over the tensor group.
+typedef struct MemoptPlaceHeld {
   double *perSampleBytes[2]; /* live buffers carrying the batch, per sample */
   double *fixedBytes[2];     /* live buffers that do not (gradients, sums over the batch) */
-  double dataBytesPerSample; /* the data arguments, held throughout */
+  /* Buffers made before the ops' stage starts that it reads: a stage
+   * function's arguments, held for the whole stage (none from op 0). */
+  double inputPerSampleBytes[2], inputFixedBytes[2];
+} MemoptPlaceHeld;
+
+/// What a function holds as place-to-shard runs it (PlaceProgramMemory.c), per top-level op: in a stage from its first op, and in a stage from each of `starts`.
+typedef struct MemoptPlaceProgramMemory {
+  size_t opCount;             /* top-level ops, the terminator included */
+  MemoptPlaceHeld all;        /* every buffer */
+  size_t startCount;
+  size_t *starts;             /* op indices where later stages may start */
+  MemoptPlaceHeld *fromStart; /* per start: the buffers made from it on, and its inputs */
+  double dataBytesPerSample;  /* the data arguments, held throughout */
 } MemoptPlaceProgramMemory;
 
 /// The model as place-search sees it: segments of top-level ops.
@@ -51,13 +61,14 @@ typedef struct MemoptPlaceModel {
   MemoptPlaceProgramMemory program; /* memory=program: what `func` holds, per op (else empty) */
 } MemoptPlaceModel;
 
-/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails), arguments from `dataArguments` on being parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
+/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails), for stages from op 0 and from each of the `startCount` op indices `starts`; arguments from `dataArguments` on are parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+                                     const size_t *starts, size_t startCount,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 
-/// Returns the most bytes ops [first, end) hold at once per device at `microbatch` samples on a tensor-parallel group of `tensor`, the data arguments included.
-double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t first,
-                                    size_t end, double microbatch, double tensor);
+/// Returns the most bytes ops [first, end) hold at once per device at `microbatch` samples on a tensor-parallel group of `tensor`, in a stage from op 0 (`start` 0) or from op starts[`start` - 1], its inputs and the data arguments included.
+double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t start,
+                                    size_t first, size_t end, double microbatch, double tensor);
 
 /// Frees what memoptPlaceProgramMemoryCompute allocated.
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory);
@@ -67,7 +78,7 @@ typedef struct MemoptPlaceProblemStorage {
   MemoptPlacementProblem problem;
   MemoptPlacementLayer *layers;
   double *seconds; /* [segment][microbatch] */
-  double *heldBytes; /* [segment][tensor degree][microbatch]: memory=program's peak of the segment's ops */
+  double *heldBytes; /* [segment][stage start][tensor degree][microbatch]: memory=program's peak of the segment's ops */
   int64_t *microbatches;
   MemoptSegmentCost segments[3];
 } MemoptPlaceProblemStorage;

@@ -15,7 +15,11 @@ static bool layersEqual(const MemoptPlacementProblem *problem, const MemoptPlace
                         const MemoptPlacementLayer *b) {
   if (a->parameterBytes != b->parameterBytes || a->activationBytes != b->activationBytes ||
       a->boundaryBytes != b->boundaryBytes || a->wholeParameterBytes != b->wholeParameterBytes ||
-      a->splitParameterBytes != b->splitParameterBytes || !a->heldBytes != !b->heldBytes)
+      a->splitParameterBytes != b->splitParameterBytes || !a->heldBytes != !b->heldBytes ||
+      a->sharedWithFirst.whole != b->sharedWithFirst.whole ||
+      a->sharedWithFirst.split != b->sharedWithFirst.split ||
+      a->sharedPerEarlier.whole != b->sharedPerEarlier.whole ||
+      a->sharedPerEarlier.split != b->sharedPerEarlier.split)
     return false;
   size_t held = memoptPlacementTensorDegrees(problem->maxTensorParallel) * problem->microbatchCount;
   bool equal = true;

@@ -54,6 +54,10 @@ static double ringAllReduce(double bytes, int64_t group, double bandwidth) {
 typedef struct StageSums {
   double forward, parameters, activations, largestLayer, tensorComm;
   double heldParameters, largestHeld; /* the program as written */
+  bool hasFirst;                      /* layer 0 is in the stage */
+  double earlier;                     /* layers in the stage other than layer 0 */
+  bool started;                       /* a layer is in the stage */
+  int start;                          /* its first layer's stageStart */
 } StageSums;
 
 /* The index of `config`'s tensor degree and microbatch in a layer's heldBytes. */
@@ -74,9 +78,24 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
   sums->largestLayer = fmax(sums->largestLayer, layer->activationBytes * m / t);
   sums->tensorComm +=
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
-  sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t;
-  sums->largestHeld =
-      fmax(sums->largestHeld, layer->heldBytes ? layer->heldBytes[heldIndex(problem, config)] : 0);
+  /* Parameters an earlier layer of the stage reads too are held once. */
+  double shared =
+      sums->earlier * (layer->sharedPerEarlier.whole + layer->sharedPerEarlier.split / t);
+  if (sums->hasFirst)
+    shared += layer->sharedWithFirst.whole + layer->sharedWithFirst.split / t;
+  sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t - shared;
+  if (l == 0)
+    sums->hasFirst = true;
+  else
+    sums->earlier += 1;
+  if (!sums->started)
+    sums->start = layer->stageStart;
+  sums->started = true;
+  /* A stage from a later layer holds its inputs throughout. */
+  const double *held = sums->start >= 0 && layer->heldBytesFrom[sums->start]
+                           ? layer->heldBytesFrom[sums->start]
+                           : layer->heldBytes;
+  sums->largestHeld = fmax(sums->largestHeld, held ? held[heldIndex(problem, config)] : 0);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are

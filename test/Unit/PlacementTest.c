@@ -48,8 +48,17 @@ static void makeCase(Case *c, size_t middle) {
   size_t layers = middle + 2;
   for (size_t l = 0; l < layers; ++l) {
     int kind = l == 0 ? 0 : l + 1 == layers ? 2 : 1;
-    c->layers[l] = (MemoptPlacementLayer){c->seconds[kind], parameters[kind], activations[kind],
-                                          boundaries[kind], 0, 0, NULL};
+    c->layers[l] = (MemoptPlacementLayer){c->seconds[kind],
+                                          parameters[kind],
+                                          activations[kind],
+                                          boundaries[kind],
+                                          0,
+                                          0,
+                                          NULL,
+                                          {NULL, NULL},
+                                          -1,
+                                          {0, 0},
+                                          {0, 0}};
   }
   c->problem = (MemoptPlacementProblem){
       c->layers,
@@ -122,9 +131,9 @@ static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) 
   double seconds[1] = {1};
   int64_t microbatches[1] = {2};
   double held[3][2] = {{80, 60}, {240, 140}, {120, 100}};
-  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, held[0]},
-                                    {seconds, 0, 0, 0, 20, 800, held[1]},
-                                    {seconds, 0, 0, 0, 10, 200, held[2]}};
+  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, held[0], {NULL, NULL}, -1, {0, 0}, {0, 0}},
+                                    {seconds, 0, 0, 0, 20, 800, held[1], {NULL, NULL}, -1, {0, 0}, {0, 0}},
+                                    {seconds, 0, 0, 0, 10, 200, held[2], {NULL, NULL}, -1, {0, 0}, {0, 0}}};
   MemoptPlacementProblem problem = {layers, 3, microbatches, 1, 2, 1e9, 1e9, 2, 7, 2, 0, 2,
                                     MemoptPlacementProgram};
   MemoptPlacementPlan plan;
@@ -142,10 +151,47 @@ static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) 
   memoptPlacementPlanDestroy(&plan);
 }
 
+/* A parameter two layers of a stage read is held once by it, and by every
+ * stage that reads it. Layers: a prologue (whole 100: an embedding table),
+ * 2 layers (whole 20, split 800) and an epilogue (whole 110, split 1600)
+ * that reads the table (tied, 100 whole) and both layers' matrices again
+ * (a backward: 800 split each), held 50 each at microbatch 1.
+ *   1 stage:        100 + 2 x 820 + 1710 - 100 - 2 x 800 + 50 = 1800
+ *                   (the parameters once: 100 + 2 x 820 + 10 = 1750)
+ *   2 stages [0, 2) and [2, 4):
+ *     first:  100 + 820 + 50                                 =  970
+ *     second: 820 + 1710 - 800 (layer 2's, read again) + 50   = 1780
+ *   (the second holds the table and layer 1's matrices too, which the
+ *   epilogue reads). */
+static void programMemoryHoldsAParameterOncePerStageThatReadsIt(void **state) {
+  (void)state;
+  double seconds[1] = {1};
+  int64_t microbatches[1] = {1};
+  double held[1] = {50};
+  MemoptPlacementLayer layers[4] = {
+      {seconds, 0, 0, 0, 100, 0, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
+      {seconds, 0, 0, 0, 20, 800, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
+      {seconds, 0, 0, 0, 20, 800, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
+      {seconds, 0, 0, 0, 110, 1600, held, {NULL, NULL}, -1, {100, 0}, {0, 800}}};
+  MemoptPlacementProblem problem = {layers, 4, microbatches,          1, 1, 1e9, 1e9, 1, 7, 1,
+                                    0,      2, MemoptPlacementProgram};
+  MemoptPlacementPlan plan;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 1, &plan));
+  assert_true(plan.stages[0].memoryBytes == 1800);
+  memoptPlacementPlanDestroy(&plan);
+  problem.devices = 2;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 2, 1, 1, &plan));
+  assert_int_equal(plan.stageCount, 2);
+  assert_true(plan.stages[0].memoryBytes == 970);
+  assert_true(plan.stages[1].memoryBytes == 1780);
+  memoptPlacementPlanDestroy(&plan);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(thresholdSearchChoosesTheDPPlan),
       cmocka_unit_test(programMemoryCountsTheParametersShareAndOneMicrobatch),
+      cmocka_unit_test(programMemoryHoldsAParameterOncePerStageThatReadsIt),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
