@@ -165,11 +165,19 @@ typedef struct StridedView {
   int64_t offset;
 } StridedView;
 
-/* Replaces `view`'s dimensions by `rank` new ones (owned arrays). */
-static void setDimensions(StridedView *view, intptr_t rank, int64_t *shape, int64_t *strides) {
+/* When `ok`, replaces `view`'s dimensions by `rank` new ones (owned
+ * arrays); frees them otherwise. Returns `ok`. */
+static bool replaceDimensions(StridedView *view, bool ok, intptr_t rank, int64_t *shape,
+                              int64_t *strides) {
+  if (!ok) {
+    free(shape);
+    free(strides);
+    return false;
+  }
   free(view->shape);
   free(view->strides);
   *view = (StridedView){rank, shape, strides, view->offset};
+  return true;
 }
 
 static MlirAttribute property(MlirAttribute step, const char *name) {
@@ -208,13 +216,7 @@ static bool collapse(StridedView *view, MlirAttribute groups) {
       shape[g] *= view->shape[d];
     }
   }
-  if (ok) {
-    setDimensions(view, rank, shape, strides);
-    return true;
-  }
-  free(shape);
-  free(strides);
-  return false;
+  return replaceDimensions(view, ok, rank, shape, strides);
 }
 
 /* Expands `view` by the reassociation `groups` into `type`'s shape. */
@@ -236,13 +238,7 @@ static bool expand(StridedView *view, MlirAttribute groups, MlirType type) {
       stride *= shape[d];
     }
   }
-  if (ok) {
-    setDimensions(view, rank, shape, strides);
-    return true;
-  }
-  free(shape);
-  free(strides);
-  return false;
+  return replaceDimensions(view, ok, rank, shape, strides);
 }
 
 /* Slices `view` by a static extract_slice step giving `type`, dropping the
@@ -267,13 +263,7 @@ static bool slice(StridedView *view, MlirAttribute step, MlirType type) {
       ok = size == 1;
     }
   }
-  if (ok && kept == rank) {
-    setDimensions(view, rank, shape, strides);
-    return true;
-  }
-  free(shape);
-  free(strides);
-  return false;
+  return replaceDimensions(view, ok && kept == rank, rank, shape, strides);
 }
 
 /* Composes `steps` over a root of type `root`; false when one of them
