@@ -473,13 +473,13 @@ static bool annotateStage(MlirOperation outlined, const bool *parameters, int64_
 
 /* Starts `driven`'s recipe: a block of its own holding the call of
  * `outlined` on `arguments` (values of the original function); its results
- * stand for `stage`'s outputs. Returns the call. */
+ * stand for `stage`'s outputs, which `driven` already holds. Returns the
+ * call. */
 static MlirOperation recipeCall(MemoptPipelineStage *driven, MlirOperation outlined,
                                 MlirOperation stage, const MlirValue *arguments, intptr_t count,
                                 const MlirType *resultTypes, intptr_t results) {
   MlirContext context = mlirOperationGetContext(outlined);
   driven->recipe = mlirBlockCreate(0, NULL, NULL);
-  driven->outputs = memoptPipelineStageOutputs(stage, &driven->outputCount);
   MlirStringRef name = mlirStringAttrGetValue(
       mlirOperationGetAttributeByName(outlined, mlirSymbolTableGetSymbolAttributeName()));
   MlirNamedAttribute callee =
@@ -525,7 +525,12 @@ static bool lowerStage(MlirOperation module, MlirSymbolTable symbols, MlirOperat
   captures.values = ordered;
   MlirBlock stageBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(stage, 0));
   MlirOperation yield = mlirBlockGetTerminator(stageBody);
-  /* The function returns what the stage yields, unpacked when packed. */
+  /* The function returns what the stage yields, unpacked when packed. The
+   * values its call stands for are read while the stage still yields its
+   * pack (a training step's stage has more results than a stage yields
+   * unpacked). */
+  if (driven)
+    driven->outputs = memoptPipelineStageOutputs(stage, &driven->outputCount);
   MlirOperation pack = memoptPlaceStagePack(stage);
   MlirOperation returned = mlirOperationIsNull(pack) ? yield : pack;
   intptr_t results = mlirOperationGetNumOperands(returned);
