@@ -335,12 +335,11 @@ static bool readInRegion(MlirValue argument, MlirBlock block) {
 }
 
 /* What a walk of a segment's ops for the parameters they read keeps: those
- * seen, and those to count (all of them when `counted` is null). */
+ * seen, and the bytes of those counted. */
 typedef struct ParameterWalk {
   MlirBlock block;
   size_t dataArguments;
   MemoptPointerMap seen;
-  const MemoptPointerMap *counted;
   MemoptParameterBytes bytes;
 } ParameterWalk;
 
@@ -356,8 +355,6 @@ static MlirWalkResult countParameterOperands(MlirOperation op, void *userData) {
         memoptPointerMapLookup(&walk->seen, operand.ptr) != MEMOPT_NO_INDEX)
       continue;
     memoptPointerMapInsert(&walk->seen, operand.ptr, 0);
-    if (walk->counted && memoptPointerMapLookup(walk->counted, operand.ptr) == MEMOPT_NO_INDEX)
-      continue;
     if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 &&
         !readInRegion(operand, walk->block))
       walk->bytes.split += bytes;
@@ -367,8 +364,8 @@ static MlirWalkResult countParameterOperands(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-/* Walks top-level ops [first, first + count) of `func` into `walk`. */
-static void walkParameters(MlirOperation func, size_t first, size_t count, ParameterWalk *walk) {
+/* Walks top-level ops [first, first + count) of `walk`'s block into `walk`. */
+static void walkParameters(size_t first, size_t count, ParameterWalk *walk) {
   MlirOperation op = mlirBlockGetFirstOperation(walk->block);
   for (size_t i = 0; i < first && !mlirOperationIsNull(op); ++i)
     op = mlirOperationGetNextInBlock(op);
@@ -377,17 +374,16 @@ static void walkParameters(MlirOperation func, size_t first, size_t count, Param
     mlirOperationWalk(op, countParameterOperands, walk, MlirWalkPreOrder);
 }
 
-MemoptParameterBytes memoptSegmentSharedParameterBytes(MlirOperation func, size_t firstA,
-                                                       size_t countA, size_t firstB, size_t countB,
-                                                       size_t dataArguments) {
+void memoptSegmentParameterBytesUpTo(MlirOperation func, size_t first, const size_t *ends,
+                                     size_t endCount, size_t dataArguments,
+                                     MemoptParameterBytes *bytes) {
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  ParameterWalk a = {block, dataArguments, memoptPointerMapCreate(), NULL, {0, 0}};
-  walkParameters(func, firstA, countA, &a);
-  ParameterWalk b = {block, dataArguments, memoptPointerMapCreate(), &a.seen, {0, 0}};
-  walkParameters(func, firstB, countB, &b);
-  memoptPointerMapDestroy(&b.seen);
-  memoptPointerMapDestroy(&a.seen);
-  return b.bytes;
+  ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), {0, 0}};
+  for (size_t e = 0, from = first; e < endCount; from = ends[e++]) {
+    walkParameters(from, ends[e] - from, &walk);
+    bytes[e] = walk.bytes;
+  }
+  memoptPointerMapDestroy(&walk.seen);
 }
 
 bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
@@ -446,8 +442,8 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
     }
   }
   if (ok && costed > 0) {
-    ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), NULL, {0, 0}};
-    walkParameters(func, first, costed, &walk);
+    ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), {0, 0}};
+    walkParameters(first, costed, &walk);
     memoptPointerMapDestroy(&walk.seen);
     cost->parameterBytes = walk.bytes.whole + walk.bytes.split;
     cost->splitParameterBytes = walk.bytes.split;

@@ -126,10 +126,10 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                double batchScale, MemoptSegmentCost *cost,
                                MemoptStringBuffer *reason);
 
-/// The bytes of the parameters both ranges of top-level ops of `func`, [firstA, firstA + countA) and [firstB, firstB + countB), read: what a stage holding both holds once (GPT-2's tied embedding; a training step's weights, read by the forward and the backward).
-MemoptParameterBytes memoptSegmentSharedParameterBytes(MlirOperation func, size_t firstA,
-                                                       size_t countA, size_t firstB, size_t countB,
-                                                       size_t dataArguments);
+/// Writes the bytes of the parameters top-level ops [first, ends[e]) of `func` read, each counted once, for each of the `endCount` ascending `ends`; arguments from `dataArguments` on are parameters.
+void memoptSegmentParameterBytesUpTo(MlirOperation func, size_t first, const size_t *ends,
+                                     size_t endCount, size_t dataArguments,
+                                     MemoptParameterBytes *bytes);
 
 /*===------------------------------------------------------------------===*
  * Operator scheduling on one accelerator
@@ -179,20 +179,6 @@ typedef struct MemoptPlacementLayer {
   double parameterBytes;
   double activationBytes; /* per sample, stashed when the stage does not recompute */
   double boundaryBytes;   /* per sample, the layer's input: all a recomputing stage keeps */
-  /* The program as written (MemoptPlacementProgram), at its element types: */
-  double wholeParameterBytes; /* parameters every device holds whole (vectors, gathered tables) */
-  double splitParameterBytes; /* parameter matrices tensor parallelism splits */
-  const double *heldBytes;    /* [tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, data included, in a stage from layer 0 */
-  /* The same in a stage from a later layer, whose inputs (values made before
-   * it) it holds throughout: heldBytesFrom[k] when the stage's first layer
-   * has `stageStart` k (a layer 0, the epilogue 1); `stageStart` is -1 for
-   * layer 0. */
-  const double *heldBytesFrom[2];
-  int stageStart;
-  /* Of its parameters, those a stage holding it holds once: the ones layer 0
-   * reads too (when layer 0 is another layer of the stage), and the ones each
-   * earlier layer of the stage but layer 0 reads too. */
-  MemoptParameterBytes sharedWithFirst, sharedPerEarlier;
 } MemoptPlacementLayer;
 
 /// What a stage holds per device: a training step of the program (PHAZE's model) or the program run as written.
@@ -219,7 +205,16 @@ typedef struct MemoptPlacementProblem {
   int64_t tensorParallelDivisor;     /* a degree must divide it (attention heads); 0: no constraint */
   double backwardFactor;             /* backward time = factor x forward time */
   MemoptPlacementMemory memory;
+  /* MemoptPlacementProgram: each stage of layers [first, end) priced whole,
+   * at memoptPlacementStageIndex(layerCount, first, end). */
+  const MemoptParameterBytes *stageParameterBytes; /* the parameters its ops read */
+  const double *stageHeldBytes; /* [stage][tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, its inputs and data included */
 } MemoptPlacementProblem;
+
+/// Returns the index of the stage of layers [first, end) of `layers` (first < end <= layers) among the layers x (layers + 1) / 2 stages, those from one first layer consecutive.
+static inline size_t memoptPlacementStageIndex(size_t layers, size_t first, size_t end) {
+  return first * layers - first * (first - 1) / 2 + (end - first - 1);
+}
 
 /// One pipeline stage of a plan.
 typedef struct MemoptPlacementStage {
@@ -254,7 +249,7 @@ typedef struct MemoptPlacementFailure {
   size_t layerCount;
 } MemoptPlacementFailure;
 
-/// Returns true when layers 1 .. L-2 of `problem` are equal and every figure is non-negative, what memoptPlacementSearch's threshold search rests on (PlacementProblemCheck.c).
+/// Returns true when `problem` prices training memory, its layers 1 .. L-2 are equal and every figure is non-negative, what memoptPlacementSearch's threshold search rests on (PlacementProblemCheck.c).
 bool memoptPlacementMiddleLayersEqual(const MemoptPlacementProblem *problem);
 
 /// Finds the plan of least time per batch, the same plan as memoptPlacementSearchDP; when layers 1 .. L-2 are equal, by bisection on the slowest stage and all-reduce in O(p log L) per threshold, else by the DP. False (with `failure`) when nothing fits in HBM.

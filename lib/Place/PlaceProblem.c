@@ -76,14 +76,19 @@ bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *opti
                        : leadingDimension(func);
   if (strcmp(memoptPassOptionsGetString(options, "memory"), "program") != 0)
     return true;
+  if (model->layers != s->count) {
+    memoptEmitOpDiagnostic(func, MlirDiagnosticError,
+                           "place-search: memory=program prices the function as written, which "
+                           "holds %zu layers, not layers=%zu",
+                           s->count, model->layers);
+    return false;
+  }
   /* What the function holds does not depend on the accelerator: priced
    * once, whatever architecture-search tries. */
   MemoptStringBuffer error = memoptStringBufferCreate();
-  /* Later stages start at a layer (the first's start stands for all) or at the epilogue. */
-  size_t starts[2] = {s->bounds[0], s->bounds[s->count]};
   bool ok = memoptPlaceProgramMemoryCompute(
-      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch, starts,
-      2, &model->program, &error);
+      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch,
+      &model->program, &error);
   if (!ok)
     memoptEmitOpDiagnostic(func, MlirDiagnosticError,
                            "place-search cannot estimate what the function holds: %s", error.data);
@@ -98,26 +103,34 @@ void memoptPlaceModelDestroy(MemoptPlaceModel *model) {
 void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->layers);
   free(storage->seconds);
-  free(storage->heldBytes);
+  free(storage->stageParameterBytes);
+  free(storage->stageHeldBytes);
   free(storage->microbatches);
 }
 
-/* memory=program: the most each segment's ops hold at once, per stage
- * start (from op 0, from a layer, from the epilogue), tensor degree (1, 2,
- * 4, ... `degrees` of them) and microbatch candidate
- * (`storage->heldBytes`). */
-static void programHeldBytes(const MemoptPlaceModel *model, const size_t firsts[3],
-                             const size_t lengths[3], size_t count, size_t degrees,
-                             MemoptPlaceProblemStorage *storage) {
-  storage->heldBytes = memoptAllocateZeroed(3 * 3 * degrees * count, sizeof *storage->heldBytes);
-  for (int segment = 0; segment < 3; ++segment)
-    for (size_t start = 0; start < 3; ++start)
-      for (size_t t = 0; t < degrees; ++t)
-        for (size_t mb = 0; mb < count; ++mb)
-          storage->heldBytes[((segment * 3 + start) * degrees + t) * count + mb] =
-              memoptPlaceProgramMemoryPeak(
-                  &model->program, start, firsts[segment], firsts[segment] + lengths[segment],
-                  (double)storage->microbatches[mb], (double)((int64_t)1 << t));
+/* memory=program: per stage of problem layers [first, end), the parameters
+ * its ops read and the most they hold at once per tensor degree (1, 2, 4,
+ * ... `degrees` of them) and microbatch candidate (`count`). */
+static void programStageFigures(const MemoptPlaceModel *model, size_t dataArguments, size_t count,
+                                size_t degrees, MemoptPlaceProblemStorage *storage) {
+  size_t layers = model->problemLayers, stages = layers * (layers + 1) / 2;
+  storage->stageParameterBytes = memoptAllocateZeroed(stages, sizeof *storage->stageParameterBytes);
+  storage->stageHeldBytes =
+      memoptAllocateZeroed(stages * degrees * count, sizeof *storage->stageHeldBytes);
+  size_t *ends = memoptAllocateZeroed(layers, sizeof *ends);
+  for (size_t first = 0; first < layers; ++first) {
+    size_t start, unused;
+    memoptPlaceOpRangeOf(model, first, &start, &unused);
+    for (size_t l = first; l < layers; ++l)
+      memoptPlaceOpRangeOf(model, l, &unused, &ends[l - first]);
+    size_t stage = memoptPlacementStageIndex(layers, first, first + 1);
+    memoptSegmentParameterBytesUpTo(model->func, start, ends, layers - first, dataArguments,
+                                    &storage->stageParameterBytes[stage]);
+    memoptPlaceProgramMemoryStageHeld(&model->program, start, ends, layers - first,
+                                      storage->microbatches, count, degrees,
+                                      &storage->stageHeldBytes[stage * degrees * count]);
+  }
+  free(ends);
 }
 
 /* Replaces `seconds` (ops in sequence) by the makespan the schedule option asks for. */
@@ -189,43 +202,17 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
   size_t degrees =
       memoptPlacementTensorDegrees(memoptPassOptionsGetInteger(options, "max-tensor-parallel"));
   if (program)
-    programHeldBytes(model, firsts, lengths, count, degrees, storage);
-  /* What a stage holds once of the parameters two of its segments read:
-   * the prologue's with a layer's or the epilogue's (without a prologue,
-   * layer 0 is a layer), and a layer's with the epilogue's. */
-  MemoptParameterBytes withFirst[3] = {{0, 0}, {0, 0}, {0, 0}},
-                       perEarlier[3] = {{0, 0}, {0, 0}, {0, 0}};
-  if (program) {
-    int first = model->hasPrologue ? 0 : 1;
-    for (int segment = first + 1; segment < 3; ++segment)
-      if (lengths[first] > 0 && lengths[segment] > 0)
-        withFirst[segment] =
-            memoptSegmentSharedParameterBytes(model->func, firsts[first], lengths[first],
-                                              firsts[segment], lengths[segment], dataArguments);
-    if (lengths[1] > 0 && lengths[2] > 0)
-      perEarlier[2] = memoptSegmentSharedParameterBytes(model->func, firsts[1], lengths[1],
-                                                        firsts[2], lengths[2], dataArguments);
-  }
+    programStageFigures(model, dataArguments, count, degrees, storage);
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
-    int segment = memoptPlaceSegmentOf(model, l);
-    const MemoptSegmentCost *cost = &storage->segments[segment];
+    const MemoptSegmentCost *cost = &storage->segments[memoptPlaceSegmentOf(model, l)];
     /* The cost at microbatch 1 was computed with scale 1 / irBatch: per sample. */
     storage->layers[l] = (MemoptPlacementLayer){
-        &storage->seconds[segment * count],
+        &storage->seconds[memoptPlaceSegmentOf(model, l) * count],
         cost->parameterElements * element,
         cost->activationElements / model->irBatch * element,
         cost->boundaryElements / model->irBatch * element,
-        cost->parameterBytes - cost->splitParameterBytes,
-        cost->splitParameterBytes,
-        program ? &storage->heldBytes[segment * 3 * degrees * count] : NULL,
-        {program ? &storage->heldBytes[(segment * 3 + 1) * degrees * count] : NULL,
-         program ? &storage->heldBytes[(segment * 3 + 2) * degrees * count] : NULL},
-        l == 0         ? -1
-        : segment == 2 ? 1
-                       : 0,
-        l > 0 ? withFirst[segment] : (MemoptParameterBytes){0, 0},
-        perEarlier[segment]};
+    };
   }
   storage->problem = (MemoptPlacementProblem){
       storage->layers,
@@ -241,6 +228,8 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
       memoptPassOptionsGetInteger(options, "heads"),
       memoptPassOptionsGetFloat(options, "backward-factor"),
       program ? MemoptPlacementProgram : MemoptPlacementTraining,
+      storage->stageParameterBytes,
+      storage->stageHeldBytes,
   };
   return true;
 }

@@ -13,10 +13,12 @@
  * consumer's); an op without one, for the op before it. When the
  * normalization fails, the function is priced as written.
  *
- * A stage from a later op runs as a function whose arguments include what
- * earlier stages made and it reads, held until it returns: for each start
- * the caller names, those buffers count as its inputs, and the per-op live
- * sets count only the buffers made from the start on (MemoptPlaceHeld).
+ * A stage of ops [start, end) runs as a function whose arguments are what
+ * earlier ops made and its ops read (the function's return excluded: each
+ * stage returns what it made), and the data arguments they read, all held
+ * until it returns; beside them it holds the buffers its own ops make, each
+ * from the op that allocates it to its last use in the function (a buffer
+ * a later stage reads is a result: held to the end of the stage).
  *
  * A value carries the batch along one dimension. A data argument carries it
  * along its first. A linalg op's operand carrying it along dimension k reads
@@ -290,9 +292,9 @@ static bool bufferCarries(MlirValue value, const CarriedMap *carried, int depth)
 }
 
 /* Bytes a buffer takes in the lowered program: its payload rounded up to its alignment. */
-static double allocatedBytes(const MemoptBufferInfo *info) {
+static uint64_t allocatedBytes(const MemoptBufferInfo *info) {
   uint64_t alignment = info->alignment ? info->alignment : 1;
-  return (double)((info->bytes + alignment - 1) / alignment * alignment);
+  return (info->bytes + alignment - 1) / alignment * alignment;
 }
 
 /* The file name of the locations tagOps gives. */
@@ -337,114 +339,129 @@ static size_t taggedIndex(MlirLocation location) {
   return latest;
 }
 
-/* Allocates `held`'s per-op arrays for `count` ops. */
-static void heldCreate(MemoptPlaceHeld *held, size_t count) {
-  memset(held, 0, sizeof *held);
-  for (int k = 0; k < 2; ++k) {
-    held->perSampleBytes[k] = memoptAllocateZeroed(count + 1, sizeof *held->perSampleBytes[k]);
-    held->fixedBytes[k] = memoptAllocateZeroed(count + 1, sizeof *held->fixedBytes[k]);
+/* The reads found so far: (record, op) pairs, a record being a buffer of
+ * the profile or, after them, a data argument. */
+typedef struct ReadList {
+  size_t (*pairs)[2];
+  size_t count, capacity;
+} ReadList;
+
+/* What readsOf's walk of one top-level op needs. */
+typedef struct ReadWalk {
+  const MemoptMemoryProfile *profile;
+  MlirBlock body;
+  MlirOperation top;            /* the top-level op walked */
+  size_t op;                    /* the op of `func` it stands for */
+  const size_t *argumentRecord; /* per argument of `body`: its record, or MEMOPT_NO_INDEX */
+  ReadList *reads;
+} ReadWalk;
+
+static void addRead(ReadList *reads, size_t record, size_t op) {
+  reads->pairs =
+      memoptGrowArray(reads->pairs, &reads->capacity, reads->count + 1, sizeof *reads->pairs);
+  reads->pairs[reads->count][0] = record;
+  reads->pairs[reads->count++][1] = op;
+}
+
+/* Records what an op nested in (or being) the walked top-level op reads from
+ * outside it: a buffer, or a data argument. */
+static MlirWalkResult recordReads(MlirOperation op, void *userData) {
+  ReadWalk *walk = userData;
+  for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+    MlirValue operand = mlirOperationGetOperand(op, o);
+    size_t buffer;
+    if (mlirValueIsABlockArgument(operand)) {
+      if (mlirBlockEqual(mlirBlockArgumentGetOwner(operand), walk->body) &&
+          walk->argumentRecord[mlirBlockArgumentGetArgNumber(operand)] != MEMOPT_NO_INDEX)
+        addRead(walk->reads, walk->argumentRecord[mlirBlockArgumentGetArgNumber(operand)],
+                walk->op);
+    } else if (!mlirOperationEqual(
+                   memoptOperationAncestorInBlock(mlirOpResultGetOwner(operand), walk->body),
+                   walk->top) &&
+               memoptMemoryProfileLookupBuffer(walk->profile, operand, &buffer)) {
+      addRead(walk->reads, buffer, walk->op);
+    }
   }
+  return MlirWalkResultAdvance;
 }
 
-static void heldDestroy(MemoptPlaceHeld *held) {
-  for (int k = 0; k < 2; ++k) {
-    free(held->perSampleBytes[k]);
-    free(held->fixedBytes[k]);
-  }
-}
-
-/* The array of `held` for a buffer of class `split`, `perSample`. */
-static double *heldArray(MemoptPlaceHeld *held, int split, bool perSample) {
-  return perSample ? held->perSampleBytes[split] : held->fixedBytes[split];
-}
-
-/* The op of `func` the profile's position `p` stands for (`original` maps
- * the priced function's ops, `indexOf` finds them), or MEMOPT_NO_INDEX. */
-static size_t originalAt(const MemoptMemoryProfile *profile, const MemoptPointerMap *indexOf,
-                         const size_t *original, size_t p) {
-  size_t at = memoptPointerMapLookup(indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
-  return at == MEMOPT_NO_INDEX ? at : original[at];
-}
-
-/* Adds what the buffers of `priced` hold at each of its top-level ops to
- * `memory`'s per-op arrays, at the op of `func` each stands for
- * (`original[k]` for `priced`'s op k); several ops standing for one keep
- * the most any holds. For a stage from each of `memory->starts`, a buffer
- * made before it and read from it on is one of its inputs, and the others
- * are held per op. Arguments `parameters` flags are parameters. */
-static bool priceOps(MlirOperation priced, const size_t *original, const bool *parameters,
-                     double irBatch, MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
+/* Fills `memory`'s buffers, data arguments and reads from the profile of
+ * `priced`, whose op k stands for op memory->opAt[k] of the function.
+ * Arguments `parameters` flags are parameters. */
+static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlaceProgramMemory *memory,
+                     MemoptStringBuffer *error) {
   MemoptMemoryProfile *profile = memoptMemoryProfileCreate(priced, false, error);
   if (!profile)
     return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(priced, 0));
   CarriedMap batch = memoptPointerMapCreate(), split = memoptPointerMapCreate();
-  MemoptPointerMap derived = memoptPointerMapCreate(), indexOf = memoptPointerMapCreate();
-  for (intptr_t a = 0; a < mlirBlockGetNumArguments(body); ++a)
-    if (!parameters[a] && rankOf(mlirBlockGetArgument(body, a)) > 0)
-      carry(&batch, mlirBlockGetArgument(body, a), 0, 1);
-  size_t count = 0;
+  MemoptPointerMap derived = memoptPointerMapCreate();
+  intptr_t arguments = mlirBlockGetNumArguments(body);
+  size_t buffers = memoptMemoryProfileGetNumBuffers(profile), records = buffers;
+  size_t *argumentRecord = memoptAllocateZeroed((size_t)arguments + 1, sizeof *argumentRecord);
+  for (intptr_t a = 0; a < arguments; ++a) {
+    MlirValue argument = mlirBlockGetArgument(body, a);
+    uint64_t bytes;
+    argumentRecord[a] = MEMOPT_NO_INDEX;
+    if (!parameters[a] && memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes))
+      argumentRecord[a] = records++;
+    if (!parameters[a] && rankOf(argument) > 0)
+      carry(&batch, argument, 0, 1);
+  }
+  ReadList reads = {NULL, 0, 0};
+  size_t count = 0; /* positions: the profile's are the body's top-level ops */
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    memoptPointerMapInsert(&indexOf, op.ptr, count++);
+       op = mlirOperationGetNextInBlock(op), ++count) {
     followCarried(op, &batch);
     followTensorSplit(op, body, parameters, &split, &derived);
+    /* The terminator returns what the stages made: no stage reads it. */
+    if (!mlirOperationIsNull(mlirOperationGetNextInBlock(op))) {
+      ReadWalk walk = {profile, body, op, memory->opAt[count], argumentRecord, &reads};
+      mlirOperationWalk(op, recordReads, &walk, MlirWalkPreOrder);
+    }
   }
-  /* What each of `priced`'s ops holds: [0] every buffer, [1 + j] in a stage
-   * from start j. */
-  size_t variants = memory->startCount + 1;
-  MemoptPlaceHeld *held = memoptAllocateZeroed(variants, sizeof *held);
-  for (size_t v = 0; v < variants; ++v)
-    heldCreate(&held[v], count);
-  size_t positions = memoptMemoryProfileGetNumPositions(profile);
-  for (size_t b = 0; b < memoptMemoryProfileGetNumBuffers(profile); ++b) {
+  memory->positionCount = count;
+  memory->bufferCount = records;
+  memory->buffers = memoptAllocateZeroed(records + 1, sizeof *memory->buffers);
+  for (size_t b = 0; b < buffers; ++b) {
     MemoptBufferInfo info = memoptMemoryProfileGetBuffer(profile, b);
     MlirOperation owner = memoptOperationAncestorInBlock(info.op, body);
-    bool perSample =
+    size_t last = info.lastPosition < count ? info.lastPosition : count - 1;
+    memory->buffers[b] = (MemoptPlaceBuffer){
+        allocatedBytes(&info),
         bufferCarries(info.value, &batch, initChainDepth) ||
-        (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
-         carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0);
-    int splitOver = bufferCarries(info.value, &split, initChainDepth) ? 1 : 0;
-    double bytes = allocatedBytes(&info) / (perSample ? irBatch : 1);
-    size_t last = info.lastPosition < positions ? info.lastPosition : positions - 1;
-    size_t made = MEMOPT_NO_INDEX, read = MEMOPT_NO_INDEX; /* first and last op of `func` */
-    for (size_t p = info.firstPosition; p <= last && made == MEMOPT_NO_INDEX; ++p)
-      made = originalAt(profile, &indexOf, original, p);
-    for (size_t p = last + 1; p-- > info.firstPosition && read == MEMOPT_NO_INDEX;)
-      read = originalAt(profile, &indexOf, original, p);
-    for (size_t j = 0; j < memory->startCount && made != MEMOPT_NO_INDEX; ++j)
-      if (made < memory->starts[j] && read >= memory->starts[j]) {
-        if (perSample)
-          held[1 + j].inputPerSampleBytes[splitOver] += bytes;
-        else
-          held[1 + j].inputFixedBytes[splitOver] += bytes;
-      }
-    for (size_t p = info.firstPosition; p <= last; ++p) {
-      size_t at =
-          memoptPointerMapLookup(&indexOf, memoptMemoryProfileGetPositionOp(profile, p).ptr);
-      if (at == MEMOPT_NO_INDEX)
-        continue;
-      heldArray(&held[0], splitOver, perSample)[at] += bytes;
-      for (size_t j = 0; j < memory->startCount; ++j)
-        if (made >= memory->starts[j])
-          heldArray(&held[1 + j], splitOver, perSample)[at] += bytes;
-    }
+            (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
+             carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0),
+        bufferCarries(info.value, &split, initChainDepth),
+        false,
+        memory->opAt[info.firstPosition],
+        info.firstPosition,
+        last,
+        0,
+        0};
   }
-  for (size_t v = 0; v < variants; ++v) {
-    MemoptPlaceHeld *into = v == 0 ? &memory->all : &memory->fromStart[v - 1];
-    for (int c = 0; c < 4; ++c) {
-      double *from = heldArray(&held[v], c / 2, c % 2), *to = heldArray(into, c / 2, c % 2);
-      for (size_t k = 0; k < count; ++k)
-        to[original[k]] = from[k] > to[original[k]] ? from[k] : to[original[k]];
-    }
-    for (int k = 0; k < 2; ++k) {
-      into->inputPerSampleBytes[k] = held[v].inputPerSampleBytes[k];
-      into->inputFixedBytes[k] = held[v].inputFixedBytes[k];
-    }
-    heldDestroy(&held[v]);
+  for (intptr_t a = 0; a < arguments; ++a) {
+    if (argumentRecord[a] == MEMOPT_NO_INDEX)
+      continue;
+    MlirValue argument = mlirBlockGetArgument(body, a);
+    uint64_t bytes = 0;
+    memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes);
+    memory->buffers[argumentRecord[a]] = (MemoptPlaceBuffer){
+        bytes, rankOf(argument) > 0, false, true, 0, MEMOPT_NO_INDEX, MEMOPT_NO_INDEX, 0, 0};
   }
-  free(held);
-  memoptPointerMapDestroy(&indexOf);
+  /* The reads, grouped by record (a counting sort). */
+  memory->reads = memoptAllocateZeroed(reads.count + 1, sizeof *memory->reads);
+  for (size_t r = 0; r < reads.count; ++r)
+    ++memory->buffers[reads.pairs[r][0]].readEnd;
+  for (size_t b = 0, at = 0; b < records; ++b) {
+    memory->buffers[b].firstRead = at;
+    at += memory->buffers[b].readEnd;
+    memory->buffers[b].readEnd = memory->buffers[b].firstRead;
+  }
+  for (size_t r = 0; r < reads.count; ++r)
+    memory->reads[memory->buffers[reads.pairs[r][0]].readEnd++] = reads.pairs[r][1];
+  free(reads.pairs);
+  free(argumentRecord);
   memoptPointerMapDestroy(&derived);
   memoptPointerMapDestroy(&split);
   memoptPointerMapDestroy(&batch);
@@ -485,72 +502,120 @@ static MlirOperation normalizedCopy(MlirOperation func, MlirModule scratch, bool
 }
 
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
-                                     const size_t *starts, size_t startCount,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
   memset(memory, 0, sizeof *memory);
+  memory->irBatch = irBatch;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   intptr_t arguments = mlirBlockGetNumArguments(body);
   bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
-  for (intptr_t a = 0; a < arguments; ++a) {
+  for (intptr_t a = 0; a < arguments; ++a)
     parameters[a] = (size_t)a >= dataArguments;
-    uint64_t bytes;
-    if (!parameters[a] &&
-        memoptTypeGetStaticByteSize(mlirValueGetType(mlirBlockGetArgument(body, a)), &bytes))
-      memory->dataBytesPerSample += (double)bytes / irBatch;
-  }
-  size_t count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    ++count;
-  memory->opCount = count;
-  heldCreate(&memory->all, count);
-  memory->startCount = startCount;
-  memory->starts = memoptAllocateZeroed(startCount + 1, sizeof *memory->starts);
-  memory->fromStart = memoptAllocateZeroed(startCount + 1, sizeof *memory->fromStart);
-  for (size_t j = 0; j < startCount; ++j) {
-    memory->starts[j] = starts[j];
-    heldCreate(&memory->fromStart[j], count);
-  }
+    ++memory->opCount;
   /* Priced as place-to-shard runs it: normalized, its elementwise chains
    * fused (their intermediate buffers gone); as written when that fails. */
   MlirModule scratch = mlirModuleCreateEmpty(mlirOperationGetLocation(func));
-  size_t *original = NULL;
-  MlirOperation priced = normalizedCopy(func, scratch, &parameters, &original);
+  MlirOperation priced = normalizedCopy(func, scratch, &parameters, &memory->opAt);
   if (mlirOperationIsNull(priced)) {
     priced = func;
     for (intptr_t a = 0; a < arguments; ++a)
       parameters[a] = (size_t)a >= dataArguments;
-    original = memoptReallocArray(original, count + 1, sizeof *original);
-    for (size_t k = 0; k < count; ++k)
-      original[k] = k;
+    memory->opAt = memoptReallocArray(memory->opAt, memory->opCount + 1, sizeof *memory->opAt);
+    for (size_t k = 0; k < memory->opCount; ++k)
+      memory->opAt[k] = k;
   }
-  bool ok = priceOps(priced, original, parameters, irBatch, memory, error);
-  free(original);
+  bool ok = priceOps(priced, parameters, memory, error);
   free(parameters);
   mlirModuleDestroy(scratch);
   return ok;
 }
 
-double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t start,
-                                    size_t first, size_t end, double microbatch, double tensor) {
-  const MemoptPlaceHeld *held =
-      start > 0 && start <= memory->startCount ? &memory->fromStart[start - 1] : &memory->all;
-  double peak = 0;
-  for (size_t i = first; i < end && i < memory->opCount; ++i) {
-    double at = (held->perSampleBytes[0][i] + held->perSampleBytes[1][i] / tensor) * microbatch +
-                held->fixedBytes[0][i] + held->fixedBytes[1][i] / tensor;
-    peak = at > peak ? at : peak;
+/* The class of `buffer` in StageHeld's sums: 2 when split, + 1 per sample. */
+static int classOf(const MemoptPlaceBuffer *buffer) {
+  return (buffer->split ? 2 : 0) + (buffer->perSample ? 1 : 0);
+}
+
+/* What a byte of class `c` (in the function as written) takes per device at
+ * `microbatch` samples on a tensor-parallel group of `tensor`. */
+static double classScale(const MemoptPlaceProgramMemory *memory, int c, double microbatch,
+                         double tensor) {
+  return ((c & 1) ? microbatch / memory->irBatch : 1) / ((c & 2) ? tensor : 1);
+}
+
+void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, size_t start,
+                                       const size_t *ends, size_t endCount,
+                                       const int64_t *microbatches, size_t microbatchCount,
+                                       size_t degrees, double *held) {
+  size_t positions = memory->positionCount, ops = memory->opCount;
+  /* Per class: what buffers made from `start` on hold at each position
+   * (from differences: exact, in whole bytes), the most any position
+   * standing for an op holds there, and the stage's inputs by the op first
+   * reading them from `start` on. */
+  int64_t *live[4];
+  uint64_t *atOp[4], *inputs[4];
+  for (int c = 0; c < 4; ++c) {
+    live[c] = memoptAllocateZeroed(positions + 1, sizeof *live[c]);
+    atOp[c] = memoptAllocateZeroed(ops + 1, sizeof *atOp[c]);
+    inputs[c] = memoptAllocateZeroed(ops + 1, sizeof *inputs[c]);
   }
-  double inputs =
-      (held->inputPerSampleBytes[0] + held->inputPerSampleBytes[1] / tensor) * microbatch +
-      held->inputFixedBytes[0] + held->inputFixedBytes[1] / tensor;
-  return peak + inputs + memory->dataBytesPerSample * microbatch;
+  for (size_t b = 0; b < memory->bufferCount; ++b) {
+    const MemoptPlaceBuffer *buffer = &memory->buffers[b];
+    int c = classOf(buffer);
+    if (!buffer->argument && buffer->made >= start) {
+      live[c][buffer->firstPosition] += (int64_t)buffer->bytes;
+      live[c][buffer->lastPosition + 1] -= (int64_t)buffer->bytes;
+      continue;
+    }
+    size_t first = MEMOPT_NO_INDEX;
+    for (size_t r = buffer->firstRead; r < buffer->readEnd; ++r)
+      if (memory->reads[r] >= start && memory->reads[r] < first)
+        first = memory->reads[r];
+    if (first < ops)
+      inputs[c][first] += buffer->bytes;
+  }
+  for (int c = 0; c < 4; ++c) {
+    int64_t sum = 0;
+    for (size_t p = 0; p < positions; ++p) {
+      sum += live[c][p];
+      size_t op = memory->opAt[p];
+      if ((uint64_t)sum > atOp[c][op])
+        atOp[c][op] = (uint64_t)sum;
+    }
+    for (size_t op = 1; op < ops; ++op)
+      inputs[c][op] += inputs[c][op - 1];
+  }
+  /* One sweep from `start`: the most held so far, per degree and microbatch. */
+  size_t figures = degrees * microbatchCount;
+  double *peak = memoptAllocateZeroed(figures + 1, sizeof *peak);
+  for (size_t op = start, e = 0; e < endCount && op < ops; ++op) {
+    for (size_t k = 0; k < figures; ++k) {
+      double tensor = (double)((int64_t)1 << (k / microbatchCount));
+      double microbatch = (double)microbatches[k % microbatchCount], at = 0;
+      for (int c = 0; c < 4; ++c)
+        at += (double)atOp[c][op] * classScale(memory, c, microbatch, tensor);
+      peak[k] = at > peak[k] ? at : peak[k];
+    }
+    for (; e < endCount && ends[e] == op + 1; ++e)
+      for (size_t k = 0; k < figures; ++k) {
+        double tensor = (double)((int64_t)1 << (k / microbatchCount));
+        double microbatch = (double)microbatches[k % microbatchCount], in = 0;
+        for (int c = 0; c < 4; ++c)
+          in += (double)inputs[c][op] * classScale(memory, c, microbatch, tensor);
+        held[e * figures + k] = peak[k] + in;
+      }
+  }
+  free(peak);
+  for (int c = 0; c < 4; ++c) {
+    free(live[c]);
+    free(atOp[c]);
+    free(inputs[c]);
+  }
 }
 
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory) {
-  heldDestroy(&memory->all);
-  for (size_t j = 0; j < memory->startCount; ++j)
-    heldDestroy(&memory->fromStart[j]);
-  free(memory->fromStart);
-  free(memory->starts);
+  free(memory->opAt);
+  free(memory->buffers);
+  free(memory->reads);
+  memset(memory, 0, sizeof *memory);
 }

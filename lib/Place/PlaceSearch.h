@@ -31,23 +31,26 @@ typedef struct MemoptPlaceCluster {
   int64_t globalBatch;
 } MemoptPlaceCluster;
 
-/// What the ops of a function hold of some of its buffers, per top-level op, at its element types; index [0] whole on each device, [1] split over the tensor group.
-typedef struct MemoptPlaceHeld {
-  double *perSampleBytes[2]; /* live buffers carrying the batch, per sample */
-  double *fixedBytes[2];     /* live buffers that do not (gradients, sums over the batch) */
-  /* Buffers made before the ops' stage starts that it reads: a stage
-   * function's arguments, held for the whole stage (none from op 0). */
-  double inputPerSampleBytes[2], inputFixedBytes[2];
-} MemoptPlaceHeld;
+/// One buffer of a function as place-to-shard runs it, or one of its data arguments (PlaceProgramMemory.c), at its element types.
+typedef struct MemoptPlaceBuffer {
+  uint64_t bytes;  /* allocated for the function's batch: per sample, bytes / irBatch */
+  bool perSample;  /* carries the batch: its bytes scale with the microbatch */
+  bool split;      /* split over the tensor-parallel group: 1 / t on each device */
+  bool argument;   /* a data argument: made before every op, held only as an input */
+  size_t made;     /* the op of the function that allocates it */
+  size_t firstPosition, lastPosition; /* the priced copy's positions it is live at */
+  size_t firstRead, readEnd;          /* the ops reading it: reads[firstRead, readEnd) */
+} MemoptPlaceBuffer;
 
-/// What a function holds as place-to-shard runs it (PlaceProgramMemory.c), per top-level op: in a stage from its first op, and in a stage from each of `starts`.
+/// What a function holds as place-to-shard runs it (PlaceProgramMemory.c): its buffers, where each is live and which ops read it.
 typedef struct MemoptPlaceProgramMemory {
-  size_t opCount;             /* top-level ops, the terminator included */
-  MemoptPlaceHeld all;        /* every buffer */
-  size_t startCount;
-  size_t *starts;             /* op indices where later stages may start */
-  MemoptPlaceHeld *fromStart; /* per start: the buffers made from it on, and its inputs */
-  double dataBytesPerSample;  /* the data arguments, held throughout */
+  size_t opCount;       /* top-level ops of the function, the terminator included */
+  double irBatch;       /* samples in the function */
+  size_t positionCount; /* top-level ops of the priced copy */
+  size_t *opAt;         /* per position, the op of the function it stands for, or MEMOPT_NO_INDEX */
+  MemoptPlaceBuffer *buffers;
+  size_t bufferCount;
+  size_t *reads; /* ops of the function (not its terminator), per buffer */
 } MemoptPlaceProgramMemory;
 
 /// The model as place-search sees it: segments of top-level ops.
@@ -58,17 +61,18 @@ typedef struct MemoptPlaceModel {
   bool hasPrologue, hasEpilogue;
   size_t problemLayers;   /* prologue + layers + epilogue */
   double irBatch;
-  MemoptPlaceProgramMemory program; /* memory=program: what `func` holds, per op (else empty) */
+  MemoptPlaceProgramMemory program; /* memory=program: its buffers (else empty) */
 } MemoptPlaceModel;
 
-/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails), for stages from op 0 and from each of the `startCount` op indices `starts`; arguments from `dataArguments` on are parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
+/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails); arguments from `dataArguments` on are parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
-                                     const size_t *starts, size_t startCount,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 
-/// Returns the most bytes ops [first, end) hold at once per device at `microbatch` samples on a tensor-parallel group of `tensor`, in a stage from op 0 (`start` 0) or from op starts[`start` - 1], its inputs and the data arguments included.
-double memoptPlaceProgramMemoryPeak(const MemoptPlaceProgramMemory *memory, size_t start,
-                                    size_t first, size_t end, double microbatch, double tensor);
+/// Writes the most bytes a stage of ops [start, ends[e]) holds at once per device (what its ops allocate, and its inputs: the buffers of earlier ops and the data arguments it reads, held throughout) for each of the `endCount` ascending `ends`, tensor-parallel group 2^t (t < `degrees`) and microbatch candidate, at held[(e * degrees + t) * microbatchCount + mb].
+void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, size_t start,
+                                       const size_t *ends, size_t endCount,
+                                       const int64_t *microbatches, size_t microbatchCount,
+                                       size_t degrees, double *held);
 
 /// Frees what memoptPlaceProgramMemoryCompute allocated.
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory);
@@ -78,7 +82,8 @@ typedef struct MemoptPlaceProblemStorage {
   MemoptPlacementProblem problem;
   MemoptPlacementLayer *layers;
   double *seconds; /* [segment][microbatch] */
-  double *heldBytes; /* [segment][stage start][tensor degree][microbatch]: memory=program's peak of the segment's ops */
+  MemoptParameterBytes *stageParameterBytes; /* memory=program, per stage (memoptPlacementStageIndex) */
+  double *stageHeldBytes; /* memory=program: [stage][tensor degree][microbatch] */
   int64_t *microbatches;
   MemoptSegmentCost segments[3];
 } MemoptPlaceProblemStorage;
@@ -100,7 +105,7 @@ bool memoptPlaceParseBaseline(const char *text, int64_t degrees[3]);
 /// Returns the first function of `module` with a body and at least one op, or a null op.
 MlirOperation memoptPlaceFindFunction(MlirOperation module);
 
-/// Recognizes the layers of `func` into `model` (destroy with memoptPlaceModelDestroy), and with memory=program what it holds per op; the options may override the layer count and batch. False after an error at `func` when memopt's memory estimator cannot price it.
+/// Recognizes the layers of `func` into `model` (destroy with memoptPlaceModelDestroy), and with memory=program its buffers; the options may override the layer count (not with memory=program) and batch. False after an error at `func` when they do, or when memopt's memory estimator cannot price it.
 bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *options,
                                MemoptPlaceModel *model);
 

@@ -53,19 +53,19 @@ static double ringAllReduce(double bytes, int64_t group, double bandwidth) {
  * a time so that the DP extends a stage by a layer in constant time. */
 typedef struct StageSums {
   double forward, parameters, activations, largestLayer, tensorComm;
-  double heldParameters, largestHeld; /* the program as written */
-  bool hasFirst;                      /* layer 0 is in the stage */
-  double earlier;                     /* layers in the stage other than layer 0 */
-  bool started;                       /* a layer is in the stage */
-  int start;                          /* its first layer's stageStart */
 } StageSums;
 
-/* The index of `config`'s tensor degree and microbatch in a layer's heldBytes. */
-static size_t heldIndex(const MemoptPlacementProblem *problem, const Config *config) {
+/* The index of stage [first, end)'s memory=program figure under `config` in
+ * the problem's stageHeldBytes. */
+static size_t heldIndex(const MemoptPlacementProblem *problem, const Config *config, size_t first,
+                        size_t end) {
   size_t degree = 0;
   while (((int64_t)1 << degree) < config->tensor)
     ++degree;
-  return degree * problem->microbatchCount + config->microbatchIndex;
+  size_t figures =
+      memoptPlacementTensorDegrees(problem->maxTensorParallel) * problem->microbatchCount;
+  return memoptPlacementStageIndex(problem->layerCount, first, end) * figures +
+         degree * problem->microbatchCount + config->microbatchIndex;
 }
 
 static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
@@ -78,24 +78,6 @@ static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *c
   sums->largestLayer = fmax(sums->largestLayer, layer->activationBytes * m / t);
   sums->tensorComm +=
       4 * ringAllReduce(layer->boundaryBytes * m, config->tensor, problem->linkBandwidth);
-  /* Parameters an earlier layer of the stage reads too are held once. */
-  double shared =
-      sums->earlier * (layer->sharedPerEarlier.whole + layer->sharedPerEarlier.split / t);
-  if (sums->hasFirst)
-    shared += layer->sharedWithFirst.whole + layer->sharedWithFirst.split / t;
-  sums->heldParameters += layer->wholeParameterBytes + layer->splitParameterBytes / t - shared;
-  if (l == 0)
-    sums->hasFirst = true;
-  else
-    sums->earlier += 1;
-  if (!sums->started)
-    sums->start = layer->stageStart;
-  sums->started = true;
-  /* A stage from a later layer holds its inputs throughout. */
-  const double *held = sums->start >= 0 && layer->heldBytesFrom[sums->start]
-                           ? layer->heldBytesFrom[sums->start]
-                           : layer->heldBytes;
-  sums->largestHeld = fmax(sums->largestHeld, held ? held[heldIndex(problem, config)] : 0);
 }
 
 /* The figures of the stage holding layers [first, end), whose sums are
@@ -119,8 +101,10 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
   if (problem->memory == MemoptPlacementProgram) {
     /* The parameters' share, one microbatch's largest live set (stash, gradients). */
-    figures.stateBytes = sums->heldParameters;
-    figures.activationBytes = sums->largestHeld;
+    MemoptParameterBytes parameters =
+        problem->stageParameterBytes[memoptPlacementStageIndex(problem->layerCount, first, end)];
+    figures.stateBytes = parameters.whole + parameters.split / (double)config->tensor;
+    figures.activationBytes = problem->stageHeldBytes[heldIndex(problem, config, first, end)];
   }
   figures.memoryBytes = figures.stateBytes + figures.activationBytes;
   figures.seconds = base + (figures.recompute ? sums->forward : 0);

@@ -48,17 +48,8 @@ static void makeCase(Case *c, size_t middle) {
   size_t layers = middle + 2;
   for (size_t l = 0; l < layers; ++l) {
     int kind = l == 0 ? 0 : l + 1 == layers ? 2 : 1;
-    c->layers[l] = (MemoptPlacementLayer){c->seconds[kind],
-                                          parameters[kind],
-                                          activations[kind],
-                                          boundaries[kind],
-                                          0,
-                                          0,
-                                          NULL,
-                                          {NULL, NULL},
-                                          -1,
-                                          {0, 0},
-                                          {0, 0}};
+    c->layers[l] = (MemoptPlacementLayer){c->seconds[kind], parameters[kind], activations[kind],
+                                          boundaries[kind]};
   }
   c->problem = (MemoptPlacementProblem){
       c->layers,
@@ -74,6 +65,8 @@ static void makeCase(Case *c, size_t middle) {
       0,
       2,
       MemoptPlacementTraining,
+      NULL,
+      NULL,
   };
 }
 
@@ -116,82 +109,60 @@ static void thresholdSearchChoosesTheDPPlan(void **state) {
   assert_true(found > 1500);
 }
 
-/* The program as written holds, per device, every layer's whole
- * parameters, its split parameters over t, and the most one microbatch's
- * ops hold at once among its layers, at the plan's tensor degree. Three
- * layers (whole, split, held at microbatch 2 on 1 device and on each of 2):
- * (100, 0, 80 | 60), (20, 800, 240 | 140), (10, 200, 120 | 100).
- *   tensor-parallel 2: 100 + 20 + 10 + (0 + 800 + 200) / 2 + 140 = 770
- *   data-parallel 2:   130 + 1000 / 1 + 240                       = 1370
+/* The program as written holds, per device, the parameters its stage's ops
+ * read (whole, and split over t) and the most one microbatch's ops hold at
+ * once at the plan's tensor degree, each stage priced whole. Three layers;
+ * the stages [first, end) in memoptPlacementStageIndex's order:
+ *   [0,1) [0,2) [0,3) [1,2) [1,3) [2,3)
+ * parameters (whole, split):
+ *   (100, 0) (120, 800) (130, 1000) (20, 800) (30, 1000) (10, 200)
+ * held at microbatch 2 on 1 device and on each of 2:
+ *   (80, 60) (240, 140) (250, 150) (300, 200) (310, 210) (120, 100)
+ *   1 stage, tensor-parallel 2: 130 + 1000 / 2 + 150            = 780
+ *   1 stage, data-parallel 2:   130 + 1000 + 250                = 1380
+ *   2 stages [0, 2) and [2, 3): 120 + 800 + 240 = 1160; 10 + 200 + 120 = 330
+ *   (each stage's own figures, not sums over its layers)
  * The training figures on the same problem count none of it: their fields
  * (parameterBytes, activationBytes, boundaryBytes) are 0, and so is their
  * memory. */
-static void programMemoryCountsTheParametersShareAndOneMicrobatch(void **state) {
+static void programMemoryPricesEachStageWhole(void **state) {
   (void)state;
   double seconds[1] = {1};
   int64_t microbatches[1] = {2};
-  double held[3][2] = {{80, 60}, {240, 140}, {120, 100}};
-  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0, 100, 0, held[0], {NULL, NULL}, -1, {0, 0}, {0, 0}},
-                                    {seconds, 0, 0, 0, 20, 800, held[1], {NULL, NULL}, -1, {0, 0}, {0, 0}},
-                                    {seconds, 0, 0, 0, 10, 200, held[2], {NULL, NULL}, -1, {0, 0}, {0, 0}}};
-  MemoptPlacementProblem problem = {layers, 3, microbatches, 1, 2, 1e9, 1e9, 2, 7, 2, 0, 2,
-                                    MemoptPlacementProgram};
+  MemoptParameterBytes parameters[6] = {{100, 0},  {120, 800}, {130, 1000},
+                                        {20, 800}, {30, 1000}, {10, 200}};
+  double held[6][2] = {{80, 60}, {240, 140}, {250, 150}, {300, 200}, {310, 210}, {120, 100}};
+  MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0}, {seconds, 0, 0, 0}, {seconds, 0, 0, 0}};
+  MemoptPlacementProblem problem = {
+      layers, 3, microbatches,           1,          2,          1e9, 1e9, 2, 7, 2,
+      0,      2, MemoptPlacementProgram, parameters, &held[0][0]};
   MemoptPlacementPlan plan;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 2, 1, &plan));
   assert_int_equal(plan.stageCount, 1);
-  assert_true(plan.stages[0].memoryBytes == 770);
+  assert_true(plan.stages[0].memoryBytes == 780);
   memoptPlacementPlanDestroy(&plan);
   problem.globalBatch = 4;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));
-  assert_true(plan.stages[0].memoryBytes == 1370);
+  assert_true(plan.stages[0].memoryBytes == 1380);
   memoptPlacementPlanDestroy(&plan);
-  problem.memory = MemoptPlacementTraining;
-  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));
-  assert_true(plan.stages[0].memoryBytes == 0);
-  memoptPlacementPlanDestroy(&plan);
-}
-
-/* A parameter two layers of a stage read is held once by it, and by every
- * stage that reads it. Layers: a prologue (whole 100: an embedding table),
- * 2 layers (whole 20, split 800) and an epilogue (whole 110, split 1600)
- * that reads the table (tied, 100 whole) and both layers' matrices again
- * (a backward: 800 split each), held 50 each at microbatch 1.
- *   1 stage:        100 + 2 x 820 + 1710 - 100 - 2 x 800 + 50 = 1800
- *                   (the parameters once: 100 + 2 x 820 + 10 = 1750)
- *   2 stages [0, 2) and [2, 4):
- *     first:  100 + 820 + 50                                 =  970
- *     second: 820 + 1710 - 800 (layer 2's, read again) + 50   = 1780
- *   (the second holds the table and layer 1's matrices too, which the
- *   epilogue reads). */
-static void programMemoryHoldsAParameterOncePerStageThatReadsIt(void **state) {
-  (void)state;
-  double seconds[1] = {1};
-  int64_t microbatches[1] = {1};
-  double held[1] = {50};
-  MemoptPlacementLayer layers[4] = {
-      {seconds, 0, 0, 0, 100, 0, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
-      {seconds, 0, 0, 0, 20, 800, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
-      {seconds, 0, 0, 0, 20, 800, held, {NULL, NULL}, -1, {0, 0}, {0, 0}},
-      {seconds, 0, 0, 0, 110, 1600, held, {NULL, NULL}, -1, {100, 0}, {0, 800}}};
-  MemoptPlacementProblem problem = {layers, 4, microbatches,          1, 1, 1e9, 1e9, 1, 7, 1,
-                                    0,      2, MemoptPlacementProgram};
-  MemoptPlacementPlan plan;
-  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 1, &plan));
-  assert_true(plan.stages[0].memoryBytes == 1800);
-  memoptPlacementPlanDestroy(&plan);
-  problem.devices = 2;
+  problem.globalBatch = 2;
   assert_true(memoptPlacementEvaluateFixed(&problem, 2, 1, 1, &plan));
   assert_int_equal(plan.stageCount, 2);
-  assert_true(plan.stages[0].memoryBytes == 970);
-  assert_true(plan.stages[1].memoryBytes == 1780);
+  assert_int_equal(plan.stages[1].firstLayer, 2);
+  assert_true(plan.stages[0].memoryBytes == 1160);
+  assert_true(plan.stages[1].memoryBytes == 330);
+  memoptPlacementPlanDestroy(&plan);
+  problem.memory = MemoptPlacementTraining;
+  problem.globalBatch = 4;
+  assert_true(memoptPlacementEvaluateFixed(&problem, 1, 1, 2, &plan));
+  assert_true(plan.stages[0].memoryBytes == 0);
   memoptPlacementPlanDestroy(&plan);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(thresholdSearchChoosesTheDPPlan),
-      cmocka_unit_test(programMemoryCountsTheParametersShareAndOneMicrobatch),
-      cmocka_unit_test(programMemoryHoldsAParameterOncePerStageThatReadsIt),
+      cmocka_unit_test(programMemoryPricesEachStageWhole),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
