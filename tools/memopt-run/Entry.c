@@ -88,6 +88,8 @@ void harnessEntryDestroy(HarnessEntry *entry) {
   for (size_t i = 0; i < entry->resultCount; ++i)
     destroyValueType(&entry->results[i]);
   free(entry->arguments);
+  for (size_t i = 0; entry->views && i < entry->argumentCount; ++i)
+    free(entry->views[i].steps);
   free(entry->views);
   free(entry->results);
   free(entry->name);
@@ -185,9 +187,10 @@ static bool selectFunction(MlirModule module, const char *name, MlirOperation *s
 static const char *const viewOps[] = {"tensor.collapse_shape", "tensor.expand_shape",
                                       "tensor.extract_slice"};
 
-/* True when `step` is a dictionary {op = <a view op>, properties = <a
- * dictionary>, type = <a ranked tensor type>}; sets `*type`. */
-static bool isViewStep(MlirAttribute step, MlirType *type) {
+/* Reads `step` into `*out` when it is a dictionary {op = <a view op>,
+ * properties = <a dictionary>, type = <a ranked tensor type>}; false
+ * otherwise. */
+static bool readViewStep(MlirAttribute step, HarnessViewStep *out) {
   if (!mlirAttributeIsADictionary(step))
     return false;
   MlirAttribute op = mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("op"));
@@ -199,9 +202,9 @@ static bool isViewStep(MlirAttribute step, MlirType *type) {
       !mlirAttributeIsADictionary(properties) || mlirAttributeIsNull(result) ||
       !mlirAttributeIsAType(result) || !mlirTypeIsARankedTensor(mlirTypeAttrGetValue(result)))
     return false;
-  *type = mlirTypeAttrGetValue(result);
+  *out = (HarnessViewStep){mlirStringAttrGetValue(op), properties, mlirTypeAttrGetValue(result)};
   for (size_t k = 0; k < sizeof viewOps / sizeof *viewOps; ++k)
-    if (mlirStringRefEqual(mlirStringAttrGetValue(op), mlirStringRefCreateFromCString(viewOps[k])))
+    if (mlirStringRefEqual(out->op, mlirStringRefCreateFromCString(viewOps[k])))
       return true;
   return false;
 }
@@ -237,9 +240,10 @@ static bool readArgumentView(HarnessEntry *entry, size_t i, MemoptStringBuffer *
   else if (mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
            mlirArrayAttrGetNumElements(steps) == 0)
     problem = "has no 'steps', a non-empty array";
-  MlirType type = {NULL};
-  for (intptr_t k = 0; !problem && k < mlirArrayAttrGetNumElements(steps); ++k)
-    if (!isViewStep(mlirArrayAttrGetElement(steps, k), &type))
+  size_t count = problem ? 0 : (size_t)mlirArrayAttrGetNumElements(steps);
+  view->steps = memoptAllocateZeroed(count + 1, sizeof *view->steps);
+  for (size_t k = 0; !problem && k < count; ++k)
+    if (!readViewStep(mlirArrayAttrGetElement(steps, (intptr_t)k), &view->steps[k]))
       problem = "has a step that is not {op = <collapse_shape, expand_shape or extract_slice of "
                 "tensor>, properties = {...}, type = <ranked tensor>}";
   if (problem) {
@@ -248,7 +252,8 @@ static bool readArgumentView(HarnessEntry *entry, size_t i, MemoptStringBuffer *
                                    problem);
     return false;
   }
-  *view = (HarnessArgumentView){(intptr_t)index, steps};
+  view->source = (intptr_t)index;
+  view->stepCount = count;
   return true;
 }
 

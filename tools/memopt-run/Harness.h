@@ -74,13 +74,21 @@ typedef struct HarnessValueType {
   char *elementSpelling;   /* the element type as MLIR prints it */
 } HarnessValueType;
 
+/// One step of a view: a collapse_shape, expand_shape or extract_slice of
+/// tensors, its properties (a dictionary) and the type it makes.
+typedef struct HarnessViewStep {
+  MlirStringRef op; /* owned by the context */
+  MlirAttribute properties;
+  MlirType type;
+} HarnessViewStep;
+
 /// How an argument is made from another one, as place-to-shard marks a
-/// hoisted view (`memopt.view`): `steps`, an array of {op, properties, type},
-/// applied in turn to argument `source`; `source` is -1 for an argument that
-/// is no view.
+/// hoisted view (`memopt.view`): `steps` applied in turn to argument
+/// `source`; `source` is -1 for an argument that is no view.
 typedef struct HarnessArgumentView {
   intptr_t source;
-  MlirAttribute steps;
+  HarnessViewStep *steps; /* owned by the entry */
+  size_t stepCount;
 } HarnessArgumentView;
 
 typedef struct HarnessEntry {
@@ -375,6 +383,13 @@ void harnessShardPlanDestroy(HarnessShardPlan *plan);
 /// way; NULL (nothing made on ranks) otherwise. The caller frees them.
 int64_t *harnessShardPlanViewSlice(const HarnessShardPlan *plan, const HarnessEntry *entry,
                                    size_t argument);
+
+/// Returns true when `plan` splits dimension `d` of `value` over a grid axis (each rank holds a slice of it).
+bool harnessShardPlanSplitsDimension(const HarnessShardPlan *plan,
+                                     const HarnessShardedValue *value, intptr_t d);
+
+/// Returns true when `plan` splits some dimension of argument `argument` (false without a grid).
+bool harnessShardPlanSplitsArgument(const HarnessShardPlan *plan, size_t argument);
 
 /// Writes to `offsets` (value->rank entries) where rank `rank`'s slice of `value` starts.
 void harnessShardOffsets(const HarnessShardPlan *plan, const HarnessShardedValue *value,

@@ -296,6 +296,21 @@ static bool checkLocal(const HarnessShardedValue *values, const HarnessValueType
   return true;
 }
 
+bool harnessShardPlanSplitsDimension(const HarnessShardPlan *plan, const HarnessShardedValue *value,
+                                     intptr_t d) {
+  /* A row lists its grid axes first, -1 padded. */
+  return plan->gridRank > 0 && value->splitAxes[d * plan->gridRank] >= 0;
+}
+
+bool harnessShardPlanSplitsArgument(const HarnessShardPlan *plan, size_t argument) {
+  if (!plan->gridName || argument >= plan->argumentCount)
+    return false;
+  for (intptr_t d = 0; d < plan->arguments[argument].rank; ++d)
+    if (harnessShardPlanSplitsDimension(plan, &plan->arguments[argument], d))
+      return true;
+  return false;
+}
+
 /* True when row `d` of `a`'s split axes equals row `e` of `b`'s. */
 static bool sameSplit(const HarnessShardPlan *plan, const HarnessShardedValue *a, intptr_t d,
                       const HarnessShardedValue *b, intptr_t e) {
@@ -308,12 +323,10 @@ static bool sameSplit(const HarnessShardPlan *plan, const HarnessShardedValue *a
 int64_t *harnessShardPlanViewSlice(const HarnessShardPlan *plan, const HarnessEntry *entry,
                                    size_t argument) {
   const HarnessArgumentView *view = &entry->views[argument];
-  if (view->source < 0 || mlirArrayAttrGetNumElements(view->steps) != 1 ||
-      argument >= plan->argumentCount || (size_t)view->source >= plan->argumentCount)
+  if (view->source < 0 || view->stepCount != 1 || argument >= plan->argumentCount ||
+      (size_t)view->source >= plan->argumentCount)
     return NULL;
-  MlirAttribute step = mlirArrayAttrGetElement(view->steps, 0);
-  MlirAttribute properties =
-      mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("properties"));
+  MlirAttribute properties = view->steps[0].properties;
   MlirAttribute offsets = mlirDictionaryAttrGetElementByName(
       properties, mlirStringRefCreateFromCString("static_offsets"));
   MlirAttribute sizes = mlirDictionaryAttrGetElementByName(
@@ -335,13 +348,13 @@ int64_t *harnessShardPlanViewSlice(const HarnessShardPlan *plan, const HarnessEn
   for (intptr_t e = 0; e < source->rank && ok; ++e) {
     int64_t size = mlirDenseI64ArrayGetElement(sizes, e);
     bool keeps = kept < result->rank && result->globalShape[kept] == size;
-    bool split = source->splitAxes[e * plan->gridRank] >= 0;
+    bool split = harnessShardPlanSplitsDimension(plan, source, e);
     ok = mlirDenseI64ArrayGetElement(strides, e) == 1 && (keeps || size == 1);
     if (ok && split)
       ok = keeps && mlirDenseI64ArrayGetElement(offsets, e) == 0 &&
            size == source->globalShape[e] && sameSplit(plan, source, e, result, kept);
     else if (ok && keeps)
-      ok = result->splitAxes[kept * plan->gridRank] < 0;
+      ok = !harnessShardPlanSplitsDimension(plan, result, kept);
     local[e] = split ? source->localShape[e] : size;
     kept += keeps;
   }

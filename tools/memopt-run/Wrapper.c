@@ -205,11 +205,6 @@ static void appendSliceOffsets(MemoptStringBuffer *out, const HarnessShardPlan *
   }
 }
 
-/* Whether dimension `d` of argument `argument` is split (has an offset). */
-static bool isSplit(const HarnessShardPlan *plan, size_t argument, intptr_t d) {
-  return plan && plan->arguments[argument].splitAxes[d * plan->gridRank] >= 0;
-}
-
 /* Defines %argN: a tensor filled element by element, or a scalar constant.
  * On ranks, element i of the slice takes the value of element offset + i
  * of the global tensor. */
@@ -276,7 +271,7 @@ static void appendInput(MemoptStringBuffer *out, const HarnessValueType *value, 
     memoptStringBufferAppendCString(&linear, "%zero");
   }
   for (intptr_t d = 0; d < value->rank; ++d) {
-    if (isSplit(plan, argument, d))
+    if (plan && harnessShardPlanSplitsDimension(plan, &plan->arguments[argument], d))
       memoptStringBufferAppendFormat(out,
                                      "%s%%local%zd = linalg.index %zd : index\n"
                                      "%s%%i%zd = arith.addi %%local%zd, %%arg%zu_off%zd : index\n",
@@ -311,10 +306,8 @@ static void appendLocalView(MemoptStringBuffer *out, const HarnessEntry *entry, 
                             const HarnessMadeView *made) {
   const HarnessArgumentView *view = &entry->views[argument];
   const HarnessValueType *source = &entry->arguments[view->source];
-  MlirAttribute properties = mlirDictionaryAttrGetElementByName(
-      mlirArrayAttrGetElement(view->steps, 0), mlirStringRefCreateFromCString("properties"));
   MlirAttribute offsets = mlirDictionaryAttrGetElementByName(
-      properties, mlirStringRefCreateFromCString("static_offsets"));
+      view->steps[0].properties, mlirStringRefCreateFromCString("static_offsets"));
   memoptStringBufferAppendFormat(out, "    %%arg%zu = tensor.extract_slice %%arg%zd[", argument,
                                  view->source);
   for (intptr_t d = 0; d < source->rank; ++d)
@@ -335,32 +328,25 @@ static void appendLocalView(MemoptStringBuffer *out, const HarnessEntry *entry, 
 static void appendView(MemoptStringBuffer *out, const HarnessEntry *entry, size_t argument) {
   const HarnessArgumentView *view = &entry->views[argument];
   MlirType type = entry->arguments[view->source].type;
-  intptr_t count = mlirArrayAttrGetNumElements(view->steps);
-  for (intptr_t k = 0; k < count; ++k) {
-    MlirAttribute step = mlirArrayAttrGetElement(view->steps, k);
-    MlirStringRef op = mlirStringAttrGetValue(
-        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("op")));
-    MlirType result = mlirTypeAttrGetValue(
-        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("type")));
-    if (k + 1 < count)
-      memoptStringBufferAppendFormat(out, "    %%arg%zu_view%zd = ", argument, k);
+  for (size_t k = 0; k < view->stepCount; ++k) {
+    const HarnessViewStep *step = &view->steps[k];
+    if (k + 1 < view->stepCount)
+      memoptStringBufferAppendFormat(out, "    %%arg%zu_view%zu = ", argument, k);
     else
       memoptStringBufferAppendFormat(out, "    %%arg%zu = ", argument);
-    memoptStringBufferAppendFormat(out, "\"%.*s\"(", (int)op.length, op.data);
+    memoptStringBufferAppendFormat(out, "\"%.*s\"(", (int)step->op.length, step->op.data);
     if (k == 0)
       memoptStringBufferAppendFormat(out, "%%arg%zd", view->source);
     else
-      memoptStringBufferAppendFormat(out, "%%arg%zu_view%zd", argument, k - 1);
+      memoptStringBufferAppendFormat(out, "%%arg%zu_view%zu", argument, k - 1);
     memoptStringBufferAppendCString(out, ") <");
-    mlirAttributePrint(
-        mlirDictionaryAttrGetElementByName(step, mlirStringRefCreateFromCString("properties")),
-        memoptAppendToBuffer, out);
+    mlirAttributePrint(step->properties, memoptAppendToBuffer, out);
     memoptStringBufferAppendCString(out, "> : (");
     mlirTypePrint(type, memoptAppendToBuffer, out);
     memoptStringBufferAppendCString(out, ") -> ");
-    mlirTypePrint(result, memoptAppendToBuffer, out);
+    mlirTypePrint(step->type, memoptAppendToBuffer, out);
     memoptStringBufferAppendCString(out, "\n");
-    type = result;
+    type = step->type;
   }
 }
 

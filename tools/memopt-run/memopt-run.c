@@ -375,17 +375,6 @@ static void destroyVariant(Variant *variant) {
   harnessShardPlanDestroy(&variant->plan);
 }
 
-/* True when some rank holds only a slice of argument `argument` under `plan`. */
-static bool isSplitArgument(const HarnessShardPlan *plan, size_t argument) {
-  if (!plan->gridName || argument >= plan->argumentCount)
-    return false;
-  const HarnessShardedValue *value = &plan->arguments[argument];
-  for (intptr_t k = 0; k < value->rank * plan->gridRank; ++k)
-    if (value->splitAxes[k] >= 0)
-      return true;
-  return false;
-}
-
 /* Decides how the wrapper makes each argument of `entry` that has a
  * `memopt.view` (`variant->madeViews`): on one device, by its steps; on
  * ranks, by its steps when it and its source are whole on every rank, by
@@ -404,18 +393,14 @@ static bool decideViews(Variant *variant, const HarnessEntry *entry, MemoptStrin
     if (variant->followViews)
       made->made = made->made && i < variant->followViewCount && variant->followViews[i].made;
     else if (made->made && variant->ranks &&
-             (isSplitArgument(&variant->plan, i) ||
-              isSplitArgument(&variant->plan, (size_t)view->source))) {
+             (harnessShardPlanSplitsArgument(&variant->plan, i) ||
+              harnessShardPlanSplitsArgument(&variant->plan, (size_t)view->source))) {
       made->localSizes = harnessShardPlanViewSlice(&variant->plan, entry, i);
       made->made = made->localSizes != NULL;
     }
     if (!made->made || made->localSizes)
       continue;
-    MlirAttribute last =
-        mlirArrayAttrGetElement(view->steps, mlirArrayAttrGetNumElements(view->steps) - 1);
-    MlirType type = mlirTypeAttrGetValue(
-        mlirDictionaryAttrGetElementByName(last, mlirStringRefCreateFromCString("type")));
-    if (!mlirTypeEqual(type, entry->arguments[i].type)) {
+    if (!mlirTypeEqual(view->steps[view->stepCount - 1].type, entry->arguments[i].type)) {
       memoptEmitOpError(entry->function, "argument %zu: memopt.view makes another type than %s", i,
                         entry->arguments[i].spelling);
       memoptStringBufferAppendFormat(error,
