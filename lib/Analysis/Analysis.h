@@ -50,6 +50,9 @@ bool memoptTypeGetElementByteSize(MlirType elementType, uint64_t *bytes);
 /// Returns in `bytes` the size of a static tensor or memref type; false when dynamic, unranked or unknown.
 bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes);
 
+/// Returns the alignment one-shot bufferization gives the buffers it allocates, each rounded up to a multiple of it in the lowered program.
+uint64_t memoptOneShotBufferAlignment(void);
+
 /// Returns true when bufferization makes the result of `op` a view of its first operand's buffer (slices, reshapes, casts).
 bool memoptOperationIsView(MlirOperation op);
 

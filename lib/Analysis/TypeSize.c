@@ -6,6 +6,7 @@
  * an integer or float of b bytes is the next power of two, up to 16 (i128,
  * f80 and f128 are 16-byte aligned), which gives the rule below. */
 #include "Analysis/Analysis.h"
+#include "Analysis/MemoryProfile.h"
 
 #include "mlir-c/BuiltinTypes.h"
 
@@ -66,3 +67,5 @@ bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes) {
   *bytes = size;
   return true;
 }
+
+uint64_t memoptOneShotBufferAlignment(void) { return oneShotBufferAlignment; }

@@ -20,8 +20,8 @@
  * buffer-sized part of the rest. The op takes the longer of compute and
  * traffic (a roofline). */
 #include "Analysis/BufferizationModel.h"
-#include "Place/Place.h"
 #include "IR/IR.h"
+#include "Place/Place.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
@@ -55,10 +55,10 @@ static double elementsOf(MlirType type) {
 
 /* Ops that only reinterpret or select existing data. */
 static bool isView(MlirOperation op) {
-  static const char *const views[] = {"tensor.expand_shape", "tensor.collapse_shape",
+  static const char *const views[] = {"tensor.expand_shape",  "tensor.collapse_shape",
                                       "tensor.extract_slice", "tensor.reshape",
-                                      "tensor.cast", "tensor.empty", "tensor.dim",
-                                      "bufferization.to_tensor"};
+                                      "tensor.cast",          "tensor.empty",
+                                      "tensor.dim",           "bufferization.to_tensor"};
   for (size_t i = 0; i < sizeof views / sizeof *views; ++i)
     if (memoptOperationIsA(op, views[i]))
       return true;
@@ -170,7 +170,8 @@ static double bodyOps(MlirOperation op, bool *multiplies, bool *accumulates) {
   for (MlirOperation inner = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(inner);
        inner = mlirOperationGetNextInBlock(inner)) {
     if (memoptOperationIsA(inner, "linalg.yield") || memoptOperationIsA(inner, "linalg.index") ||
-        memoptOperationIsA(inner, "arith.index_cast") || memoptOperationIsA(inner, "arith.constant"))
+        memoptOperationIsA(inner, "arith.index_cast") ||
+        memoptOperationIsA(inner, "arith.constant"))
       continue;
     if (memoptOperationIsA(inner, "arith.mulf") || memoptOperationIsA(inner, "arith.muli"))
       *multiplies = true;
@@ -218,8 +219,9 @@ static void finish(MlirOperation op, const MemoptAcceleratorConfig *config, size
   cost->seconds = fmax(cost->cycles / config->frequencyHz, bytes / config->memoryBandwidth);
 }
 
-static void tensorCost(MlirOperation op, const LoopNest *nest, const MemoptAcceleratorConfig *config,
-                       size_t dataArguments, double scale, bool weightOperand, MemoptOpCost *cost) {
+static void tensorCost(MlirOperation op, const LoopNest *nest,
+                       const MemoptAcceleratorConfig *config, size_t dataArguments, double scale,
+                       bool weightOperand, MemoptOpCost *cost) {
   double b = 1, m = 1, n = 1, k = 1;
   for (intptr_t l = 0; l < nest->loops; ++l) {
     if (nest->reduction[l])
@@ -246,7 +248,8 @@ static void tensorCost(MlirOperation op, const LoopNest *nest, const MemoptAccel
 }
 
 static void vectorCost(MlirOperation op, double elements, double opsPerElement,
-                       const MemoptAcceleratorConfig *config, size_t dataArguments, double scale, MemoptOpCost *cost) {
+                       const MemoptAcceleratorConfig *config, size_t dataArguments, double scale,
+                       MemoptOpCost *cost) {
   double work = ceil(elements * scale) * opsPerElement;
   cost->unit = MemoptOpUnitVector;
   cost->flops = work;
@@ -262,8 +265,9 @@ static double largestResult(MlirOperation op) {
   return largest;
 }
 
-bool memoptOpCostEstimate(MlirOperation op, const MemoptAcceleratorConfig *config, size_t dataArguments, double batchScale,
-                          MemoptOpCost *cost, MemoptStringBuffer *reason) {
+bool memoptOpCostEstimate(MlirOperation op, const MemoptAcceleratorConfig *config,
+                          size_t dataArguments, double batchScale, MemoptOpCost *cost,
+                          MemoptStringBuffer *reason) {
   *cost = (MemoptOpCost){MemoptOpUnitNone, 0, 0, 0, 0};
   MlirStringRef name = nameOf(op);
   bool anyTensorResult = false;
@@ -280,7 +284,8 @@ bool memoptOpCostEstimate(MlirOperation op, const MemoptAcceleratorConfig *confi
   LoopNest nest;
   bool haveNest = false;
   if (hasPrefix(name, "linalg.")) {
-    MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+    MlirAttribute maps =
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
     haveNest = !mlirAttributeIsNull(maps) && mlirAttributeIsAArray(maps)
                    ? nestFromMaps(op, maps, &nest)
                    : nestOfNamedMatmul(op, &nest);
@@ -294,7 +299,8 @@ bool memoptOpCostEstimate(MlirOperation op, const MemoptAcceleratorConfig *confi
       onlyInFirst |= nest.inInput[0][l] && !nest.inInput[1][l] && !nest.reduction[l];
       onlyInSecond |= nest.inInput[1][l] && !nest.inInput[0][l] && !nest.reduction[l];
     }
-    bool named = memoptOperationIsA(op, "linalg.matmul") || memoptOperationIsA(op, "linalg.batch_matmul");
+    bool named =
+        memoptOperationIsA(op, "linalg.matmul") || memoptOperationIsA(op, "linalg.batch_matmul");
     bool contraction = nest.inputs == 2 && reduces && (onlyInFirst || onlyInSecond) &&
                        (named || (multiplies && accumulates));
     if (contraction) {
@@ -315,85 +321,12 @@ bool memoptOpCostEstimate(MlirOperation op, const MemoptAcceleratorConfig *confi
   return true;
 }
 
-/* Bytes of a static tensor at its IR element type; 0 when not one. */
-static double bytesOf(MlirType type) {
-  uint64_t bytes;
-  return mlirTypeIsARankedTensor(type) && memoptTypeGetStaticByteSize(type, &bytes) ? (double)bytes
-                                                                                   : 0;
-}
-
-/* Whether any op reads parameter `argument` inside a region of an op of
- * `block` (a gather reads its table whole: not split). */
-static bool readInRegion(MlirValue argument, MlirBlock block) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(argument); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation owner = mlirOpOperandGetOwner(use);
-    if (!mlirOperationEqual(memoptOperationAncestorInBlock(owner, block), owner))
-      return true;
-  }
-  return false;
-}
-
-/* What a walk of a segment's ops for the parameters they read keeps: those
- * seen, and the bytes of those counted. */
-typedef struct ParameterWalk {
-  MlirBlock block;
-  size_t dataArguments;
-  MemoptPointerMap seen;
-  MemoptParameterBytes bytes;
-} ParameterWalk;
-
-/* Counts the parameters `op` reads (a gather reads its table inside a body). */
-static MlirWalkResult countParameterOperands(MlirOperation op, void *userData) {
-  ParameterWalk *walk = userData;
-  for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
-    MlirValue operand = mlirOperationGetOperand(op, o);
-    double bytes = bytesOf(mlirValueGetType(operand));
-    if (bytes == 0 || !mlirValueIsABlockArgument(operand) ||
-        !mlirBlockEqual(mlirBlockArgumentGetOwner(operand), walk->block) ||
-        (size_t)mlirBlockArgumentGetArgNumber(operand) < walk->dataArguments ||
-        memoptPointerMapLookup(&walk->seen, operand.ptr) != MEMOPT_NO_INDEX)
-      continue;
-    memoptPointerMapInsert(&walk->seen, operand.ptr, 0);
-    if (mlirShapedTypeGetRank(mlirValueGetType(operand)) >= 2 &&
-        !readInRegion(operand, walk->block))
-      walk->bytes.split += bytes;
-    else
-      walk->bytes.whole += bytes;
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* Walks top-level ops [first, first + count) of `walk`'s block into `walk`. */
-static void walkParameters(size_t first, size_t count, ParameterWalk *walk) {
-  MlirOperation op = mlirBlockGetFirstOperation(walk->block);
-  for (size_t i = 0; i < first && !mlirOperationIsNull(op); ++i)
-    op = mlirOperationGetNextInBlock(op);
-  for (size_t i = 0; i < count && !mlirOperationIsNull(op);
-       ++i, op = mlirOperationGetNextInBlock(op))
-    mlirOperationWalk(op, countParameterOperands, walk, MlirWalkPreOrder);
-}
-
-void memoptSegmentParameterBytesUpTo(MlirOperation func, size_t first, const size_t *ends,
-                                     size_t endCount, size_t dataArguments,
-                                     MemoptParameterBytes *bytes) {
-  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), {0, 0}};
-  for (size_t e = 0, from = first; e < endCount; from = ends[e++]) {
-    walkParameters(from, ends[e] - from, &walk);
-    bytes[e] = walk.bytes;
-  }
-  memoptPointerMapDestroy(&walk.seen);
-}
-
-bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
-                               size_t dataArguments, const MemoptAcceleratorConfig *config,
-                               double batchScale, MemoptSegmentCost *cost,
-                               MemoptStringBuffer *reason) {
+bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count, size_t dataArguments,
+                               const MemoptAcceleratorConfig *config, double batchScale,
+                               MemoptSegmentCost *cost, MemoptStringBuffer *reason) {
   memset(cost, 0, sizeof *cost);
-  size_t costed = 0;
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  MemoptPointerMap seen = memoptPointerMapCreate();  /* values counted once */
+  MemoptPointerMap seen = memoptPointerMapCreate();   /* values counted once */
   MemoptPointerMap inside = memoptPointerMapCreate(); /* ops of the segment */
   MlirOperation op = mlirBlockGetFirstOperation(block);
   for (size_t i = 0; i < first && !mlirOperationIsNull(op); ++i)
@@ -407,7 +340,6 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
       ok = false;
       break;
     }
-    ++costed;
     cost->forwardSeconds += opCost.seconds;
     cost->flops += opCost.flops;
     cost->tensorOps += opCost.unit == MemoptOpUnitTensor;
@@ -440,13 +372,6 @@ bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
           cost->boundaryElements += elements;
       }
     }
-  }
-  if (ok && costed > 0) {
-    ParameterWalk walk = {block, dataArguments, memoptPointerMapCreate(), {0, 0}};
-    walkParameters(first, costed, &walk);
-    memoptPointerMapDestroy(&walk.seen);
-    cost->parameterBytes = walk.bytes.whole + walk.bytes.split;
-    cost->splitParameterBytes = walk.bytes.split;
   }
   memoptPointerMapDestroy(&inside);
   memoptPointerMapDestroy(&seen);

@@ -110,26 +110,13 @@ typedef struct MemoptSegmentCost {
   double boundaryElements;   /* elements of the tensors the range receives from earlier ops */
   size_t tensorOps;
   size_t vectorOps;
-  /* The parameters the range holds as written (its IR element types): */
-  double parameterBytes;      /* every parameter the range reads */
-  double splitParameterBytes; /* of those, the matrices tensor parallelism splits */
 } MemoptSegmentCost;
-
-/// Parameter bytes as written: those every device holds whole, and the matrices tensor parallelism splits.
-typedef struct MemoptParameterBytes {
-  double whole, split;
-} MemoptParameterBytes;
 
 /// Sums the costs of top-level ops [first, first + count) of `func`'s body; arguments from index `dataArguments` on are parameters. False with `reason` when an op cannot be costed.
 bool memoptSegmentCostEstimate(MlirOperation func, size_t first, size_t count,
                                size_t dataArguments, const MemoptAcceleratorConfig *config,
                                double batchScale, MemoptSegmentCost *cost,
                                MemoptStringBuffer *reason);
-
-/// Writes the bytes of the parameters top-level ops [first, ends[e]) of `func` read, each counted once, for each of the `endCount` ascending `ends`; arguments from `dataArguments` on are parameters.
-void memoptSegmentParameterBytesUpTo(MlirOperation func, size_t first, const size_t *ends,
-                                     size_t endCount, size_t dataArguments,
-                                     MemoptParameterBytes *bytes);
 
 /*===------------------------------------------------------------------===*
  * Operator scheduling on one accelerator
@@ -207,8 +194,8 @@ typedef struct MemoptPlacementProblem {
   MemoptPlacementMemory memory;
   /* MemoptPlacementProgram: each stage of layers [first, end) priced whole,
    * at memoptPlacementStageIndex(layerCount, first, end). */
-  const MemoptParameterBytes *stageParameterBytes; /* the parameters its ops read */
-  const double *stageHeldBytes; /* [stage][tensor degree 1, 2, 4, ...][microbatch candidate]: the most its ops hold at once per device, its inputs and data included */
+  const double *stageParameterBytes; /* [stage][tensor degree 1, 2, 4, ...]: the parameters its ops read, per device */
+  const double *stageHeldBytes; /* [stage][tensor degree][microbatch candidate]: the most its ops hold at once per device, its inputs and data included */
 } MemoptPlacementProblem;
 
 /// Returns the index of the stage of layers [first, end) of `layers` (first < end <= layers) among the layers x (layers + 1) / 2 stages, those from one first layer consecutive.

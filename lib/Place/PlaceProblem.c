@@ -108,13 +108,15 @@ void memoptPlaceProblemStorageDestroy(MemoptPlaceProblemStorage *storage) {
   free(storage->microbatches);
 }
 
-/* memory=program: per stage of problem layers [first, end), the parameters
- * its ops read and the most they hold at once per tensor degree (1, 2, 4,
- * ... `degrees` of them) and microbatch candidate (`count`). */
-static void programStageFigures(const MemoptPlaceModel *model, size_t dataArguments, size_t count,
-                                size_t degrees, MemoptPlaceProblemStorage *storage) {
+/* memory=program: per stage of problem layers [first, end), what the
+ * parameters its ops read and the most its ops hold at once take per
+ * device, per tensor degree (1, 2, 4, ... `degrees` of them) and, for the
+ * latter, microbatch candidate (`count`). */
+static void programStageFigures(const MemoptPlaceModel *model, size_t count, size_t degrees,
+                                MemoptPlaceProblemStorage *storage) {
   size_t layers = model->problemLayers, stages = layers * (layers + 1) / 2;
-  storage->stageParameterBytes = memoptAllocateZeroed(stages, sizeof *storage->stageParameterBytes);
+  storage->stageParameterBytes =
+      memoptAllocateZeroed(stages * degrees, sizeof *storage->stageParameterBytes);
   storage->stageHeldBytes =
       memoptAllocateZeroed(stages * degrees * count, sizeof *storage->stageHeldBytes);
   size_t *ends = memoptAllocateZeroed(layers, sizeof *ends);
@@ -124,8 +126,8 @@ static void programStageFigures(const MemoptPlaceModel *model, size_t dataArgume
     for (size_t l = first; l < layers; ++l)
       memoptPlaceOpRangeOf(model, l, &unused, &ends[l - first]);
     size_t stage = memoptPlacementStageIndex(layers, first, first + 1);
-    memoptSegmentParameterBytesUpTo(model->func, start, ends, layers - first, dataArguments,
-                                    &storage->stageParameterBytes[stage]);
+    memoptPlaceProgramMemoryStageParameters(&model->program, start, ends, layers - first, degrees,
+                                            &storage->stageParameterBytes[stage * degrees]);
     memoptPlaceProgramMemoryStageHeld(&model->program, start, ends, layers - first,
                                       storage->microbatches, count, degrees,
                                       &storage->stageHeldBytes[stage * degrees * count]);
@@ -202,7 +204,7 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
   size_t degrees =
       memoptPlacementTensorDegrees(memoptPassOptionsGetInteger(options, "max-tensor-parallel"));
   if (program)
-    programStageFigures(model, dataArguments, count, degrees, storage);
+    programStageFigures(model, count, degrees, storage);
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
     const MemoptSegmentCost *cost = &storage->segments[memoptPlaceSegmentOf(model, l)];

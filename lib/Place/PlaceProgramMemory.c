@@ -13,12 +13,9 @@
  * consumer's); an op without one, for the op before it. When the
  * normalization fails, the function is priced as written.
  *
- * A stage of ops [start, end) runs as a function whose arguments are what
- * earlier ops made and its ops read (the function's return excluded: each
- * stage returns what it made), and the data arguments they read, all held
- * until it returns; beside them it holds the buffers its own ops make, each
- * from the op that allocates it to its last use in the function (a buffer
- * a later stage reads is a result: held to the end of the stage).
+ * Each buffer keeps its payload and alignment, and each argument its
+ * payload at one-shot bufferization's alignment (its caller allocates it
+ * alike): PlaceStageMemory.c rounds each device's share up.
  *
  * A value carries the batch along one dimension. A data argument carries it
  * along its first. A linalg op's operand carrying it along dimension k reads
@@ -31,14 +28,19 @@
  * its first dimension; a scalar never does.
  *
  * A value is split over the tensor-parallel group the same way, along
- * Megatron's split: a contraction none of whose operands is split yet,
- * reading a parameter (an argument, or a value computed from arguments
- * alone, such as a transposed weight; not a table a gather reads, which
- * place-to-shard keeps whole), splits the loop that only the
- * parameter and the result index (the column split); the split then
- * follows the data flow as the batch does, and a result summed over a split
- * loop (the row split, all-reduced) is whole. A buffer split so holds 1 / t
- * of its bytes on each device of a group of t. */
+ * Megatron's split as place-to-shard makes it: a linalg op that reduces (a
+ * contraction, or a generic with a reduction loop: a matmul with its
+ * producers fused in), none of whose operands is split yet, reading a
+ * parameter (an argument, or a value computed from arguments alone, such
+ * as a transposed weight; not a table a gather reads, which place-to-shard
+ * keeps whole), splits the loop that only that parameter and the result
+ * index (the column split); the split then follows the data flow as the
+ * batch does, and a result summed over a split loop (the row split,
+ * all-reduced) is whole. A buffer split so holds 1 / t of its bytes on each
+ * device of a group of t. A parameter is split when an op reads it along a
+ * loop it splits: the column and row matrices, and the biases added to a
+ * column split's products; the parameters are followed on the function as
+ * written, the buffers on the normalized copy. */
 #include "Place/Place.h"
 #include "Place/PlaceSearch.h"
 
@@ -221,14 +223,30 @@ static int64_t columnSplitDim(MlirOperation op, MlirAttribute maps, intptr_t par
   return -1;
 }
 
+/* Whether linalg op `op` reduces: a named contraction, or an op with a
+ * reduction loop (a matmul with its producers fused in). */
+static bool linalgReduces(MlirOperation op) {
+  if (mlirLinalgIsAContractionOp(op))
+    return true;
+  MlirAttribute iterators =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("iterator_types"));
+  if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
+    return false;
+  for (intptr_t l = 0; l < mlirArrayAttrGetNumElements(iterators); ++l)
+    if (memoptLinalgIteratorKind(mlirArrayAttrGetElement(iterators, l)) == MemoptIteratorReduction)
+      return true;
+  return false;
+}
+
 /* Records which results of top-level op `op` are split over the tensor
  * group (`split`, along which dimension) and which are computed from
- * parameters alone (`derived`). */
+ * parameters alone (`derived`). As place-to-shard splits: an op reading a
+ * split value follows it; else a reducing op splits the first parameter it
+ * reads that has a loop of its own (the column split). */
 static void followTensorSplit(MlirOperation op, MlirBlock body, const bool *parameters,
                               CarriedMap *split, MemoptPointerMap *derived) {
   bool anySplit = false, allParameters = mlirOperationGetNumOperands(op) > 0;
   int kind = 1; /* of the parameters the op reads: 2 when any stays whole */
-  intptr_t parameter = -1;
   /* A linalg op's inits come after its inputs; other ops only read. */
   intptr_t inputs = mlirOperationGetNumOperands(op) -
                     (memoptOperationIsInDialect(op, "linalg") ? mlirOperationGetNumResults(op) : 0);
@@ -239,8 +257,6 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, const bool *para
     if (rankOf(operand) > 0 && o < inputs && operandKind == 0)
       allParameters = false;
     kind = operandKind > kind ? operandKind : kind;
-    if (operandKind == 1 && rankOf(operand) >= 2 && o < inputs && parameter < 0)
-      parameter = o;
   }
   if (allParameters)
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
@@ -252,12 +268,70 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, const bool *para
   MlirAttribute maps = memoptOperationIsInDialect(op, "linalg")
                            ? mlirLinalgGetIndexingMapsAttribute(op)
                            : (MlirAttribute){NULL};
-  if (allParameters || parameter < 0 || mlirAttributeIsNull(maps) ||
-      !mlirLinalgIsAContractionOp(op) || mlirOperationGetNumResults(op) != 1)
+  if (allParameters || mlirAttributeIsNull(maps) || mlirOperationGetNumResults(op) != 1 ||
+      !linalgReduces(op))
     return;
-  int64_t dim = columnSplitDim(op, maps, parameter);
-  if (dim >= 0)
-    carry(split, mlirOperationGetResult(op, 0), dim, 1);
+  for (intptr_t o = 0; o < inputs; ++o) {
+    MlirValue operand = mlirOperationGetOperand(op, o);
+    int64_t dim = rankOf(operand) > 0 && parameterKind(operand, body, parameters, derived) == 1
+                      ? columnSplitDim(op, maps, o)
+                      : -1;
+    if (dim >= 0) {
+      carry(split, mlirOperationGetResult(op, 0), dim, 1);
+      return;
+    }
+  }
+}
+
+/* Marks in `splitArguments` the parameters `root` stands for: the argument
+ * itself, or those a value computed from parameters alone is computed from. */
+static void markParameterRoots(MlirValue root, MlirBlock body, const bool *parameters,
+                               const MemoptPointerMap *derived, bool *splitArguments) {
+  if (mlirValueIsABlockArgument(root)) {
+    if (mlirBlockEqual(mlirBlockArgumentGetOwner(root), body) &&
+        parameters[mlirBlockArgumentGetArgNumber(root)])
+      splitArguments[mlirBlockArgumentGetArgNumber(root)] = true;
+    return;
+  }
+  if (memoptPointerMapLookup(derived, root.ptr) == MEMOPT_NO_INDEX)
+    return;
+  MlirOperation producer = mlirOpResultGetOwner(root);
+  for (intptr_t o = 0; o < mlirOperationGetNumOperands(producer); ++o)
+    markParameterRoots(mlirOperationGetOperand(producer, o), body, parameters, derived,
+                       splitArguments);
+}
+
+/* Marks in `splitArguments` the parameters linalg op `op` reads along the
+ * loop the tensor split divides in it (that some operand or result of it
+ * is split along): Megatron's matrices, and the biases added to their
+ * column-split products. A table read inside a body stays whole. */
+static void markSplitParameters(MlirOperation op, MlirBlock body, const bool *parameters,
+                                const CarriedMap *split, const MemoptPointerMap *derived,
+                                bool *splitArguments) {
+  MlirAttribute maps = memoptOperationIsInDialect(op, "linalg")
+                           ? mlirLinalgGetIndexingMapsAttribute(op)
+                           : (MlirAttribute){NULL};
+  if (mlirAttributeIsNull(maps))
+    return;
+  intptr_t operands = mlirOperationGetNumOperands(op);
+  intptr_t inputs = operands - mlirOperationGetNumResults(op);
+  int64_t loop = -1;
+  for (intptr_t v = 0; v < operands + mlirOperationGetNumResults(op) && loop < 0; ++v) {
+    MlirValue value =
+        v < operands ? mlirOperationGetOperand(op, v) : mlirOperationGetResult(op, v - operands);
+    int64_t dim = carriedDimOf(split, value);
+    if (dim >= 0 && dim < rankOf(value))
+      loop = memoptAffineMapResultLoop(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(
+                                           maps, v < operands ? v : inputs + v - operands)),
+                                       (intptr_t)dim);
+  }
+  for (intptr_t o = 0; o < inputs && loop >= 0; ++o) {
+    MlirValue operand = mlirOperationGetOperand(op, o);
+    if (parameterKind(operand, body, parameters, derived) == 1 &&
+        memoptAffineMapLoopPosition(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, o)),
+                                    loop) >= 0)
+      markParameterRoots(operand, body, parameters, derived, splitArguments);
+  }
 }
 
 /* Whether the buffer first holding `value` carries what `carried` maps (the
@@ -289,12 +363,6 @@ static bool bufferCarries(MlirValue value, const CarriedMap *carried, int depth)
     }
   }
   return false;
-}
-
-/* Bytes a buffer takes in the lowered program: its payload rounded up to its alignment. */
-static uint64_t allocatedBytes(const MemoptBufferInfo *info) {
-  uint64_t alignment = info->alignment ? info->alignment : 1;
-  return (info->bytes + alignment - 1) / alignment * alignment;
 }
 
 /* The file name of the locations tagOps gives. */
@@ -346,9 +414,9 @@ typedef struct ReadList {
   size_t count, capacity;
 } ReadList;
 
-/* What readsOf's walk of one top-level op needs. */
+/* What recordReads's walk of one top-level op needs. */
 typedef struct ReadWalk {
-  const MemoptMemoryProfile *profile;
+  const MemoptMemoryProfile *profile; /* NULL: only arguments are read */
   MlirBlock body;
   MlirOperation top;            /* the top-level op walked */
   size_t op;                    /* the op of `func` it stands for */
@@ -375,7 +443,8 @@ static MlirWalkResult recordReads(MlirOperation op, void *userData) {
           walk->argumentRecord[mlirBlockArgumentGetArgNumber(operand)] != MEMOPT_NO_INDEX)
         addRead(walk->reads, walk->argumentRecord[mlirBlockArgumentGetArgNumber(operand)],
                 walk->op);
-    } else if (!mlirOperationEqual(
+    } else if (walk->profile &&
+               !mlirOperationEqual(
                    memoptOperationAncestorInBlock(mlirOpResultGetOwner(operand), walk->body),
                    walk->top) &&
                memoptMemoryProfileLookupBuffer(walk->profile, operand, &buffer)) {
@@ -383,6 +452,79 @@ static MlirWalkResult recordReads(MlirOperation op, void *userData) {
     }
   }
   return MlirWalkResultAdvance;
+}
+
+/* Returns the ops of `reads` grouped by record (a counting sort), setting
+ * each of the `count` records' range of them; frees the pairs. */
+static size_t *groupReads(ReadList *reads, MemoptPlaceBuffer *records, size_t count) {
+  size_t *grouped = memoptAllocateZeroed(reads->count + 1, sizeof *grouped);
+  for (size_t r = 0; r < reads->count; ++r)
+    ++records[reads->pairs[r][0]].readEnd;
+  for (size_t b = 0, at = 0; b < count; ++b) {
+    records[b].firstRead = at;
+    at += records[b].readEnd;
+    records[b].readEnd = records[b].firstRead;
+  }
+  for (size_t r = 0; r < reads->count; ++r)
+    grouped[records[reads->pairs[r][0]].readEnd++] = reads->pairs[r][1];
+  free(reads->pairs);
+  *reads = (ReadList){NULL, 0, 0};
+  return grouped;
+}
+
+/* Fills `memory`'s parameters from `func` as written: each one's bytes, the
+ * ops reading it, and whether place-to-shard splits it over the tensor
+ * group. Arguments `parameters` flags are parameters. */
+static void priceParameters(MlirOperation func, const bool *parameters,
+                            MemoptPlaceProgramMemory *memory) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  intptr_t arguments = mlirBlockGetNumArguments(body);
+  size_t *record = memoptAllocateZeroed((size_t)arguments + 1, sizeof *record);
+  bool *split = memoptAllocateZeroed((size_t)arguments + 1, sizeof *split);
+  size_t count = 0;
+  for (intptr_t a = 0; a < arguments; ++a) {
+    uint64_t bytes;
+    record[a] = parameters[a] && memoptTypeGetStaticByteSize(
+                                     mlirValueGetType(mlirBlockGetArgument(body, a)), &bytes)
+                    ? count++
+                    : MEMOPT_NO_INDEX;
+  }
+  CarriedMap splitValues = memoptPointerMapCreate();
+  MemoptPointerMap derived = memoptPointerMapCreate();
+  ReadList reads = {NULL, 0, 0};
+  size_t index = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++index) {
+    followTensorSplit(op, body, parameters, &splitValues, &derived);
+    markSplitParameters(op, body, parameters, &splitValues, &derived, split);
+    if (!mlirOperationIsNull(mlirOperationGetNextInBlock(op))) {
+      ReadWalk walk = {NULL, body, op, index, record, &reads};
+      mlirOperationWalk(op, recordReads, &walk, MlirWalkPreOrder);
+    }
+  }
+  memory->parameterCount = count;
+  memory->parameters = memoptAllocateZeroed(count + 1, sizeof *memory->parameters);
+  for (intptr_t a = 0; a < arguments; ++a) {
+    if (record[a] == MEMOPT_NO_INDEX)
+      continue;
+    uint64_t bytes = 0;
+    memoptTypeGetStaticByteSize(mlirValueGetType(mlirBlockGetArgument(body, a)), &bytes);
+    memory->parameters[record[a]] = (MemoptPlaceBuffer){bytes,
+                                                        memoptOneShotBufferAlignment(),
+                                                        false,
+                                                        split[a],
+                                                        true,
+                                                        0,
+                                                        MEMOPT_NO_INDEX,
+                                                        MEMOPT_NO_INDEX,
+                                                        0,
+                                                        0};
+  }
+  memory->parameterReads = groupReads(&reads, memory->parameters, count);
+  memoptPointerMapDestroy(&derived);
+  memoptPointerMapDestroy(&splitValues);
+  free(split);
+  free(record);
 }
 
 /* Fills `memory`'s buffers, data arguments and reads from the profile of
@@ -428,7 +570,8 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
     MlirOperation owner = memoptOperationAncestorInBlock(info.op, body);
     size_t last = info.lastPosition < count ? info.lastPosition : count - 1;
     memory->buffers[b] = (MemoptPlaceBuffer){
-        allocatedBytes(&info),
+        info.bytes,
+        info.alignment ? info.alignment : 1,
         bufferCarries(info.value, &batch, initChainDepth) ||
             (info.nested && !mlirOperationIsNull(owner) && mlirOperationGetNumResults(owner) > 0 &&
              carriedDimOf(&batch, mlirOperationGetResult(owner, 0)) >= 0),
@@ -446,21 +589,18 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
     MlirValue argument = mlirBlockGetArgument(body, a);
     uint64_t bytes = 0;
     memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes);
-    memory->buffers[argumentRecord[a]] = (MemoptPlaceBuffer){
-        bytes, rankOf(argument) > 0, false, true, 0, MEMOPT_NO_INDEX, MEMOPT_NO_INDEX, 0, 0};
+    memory->buffers[argumentRecord[a]] = (MemoptPlaceBuffer){bytes,
+                                                             memoptOneShotBufferAlignment(),
+                                                             rankOf(argument) > 0,
+                                                             false,
+                                                             true,
+                                                             0,
+                                                             MEMOPT_NO_INDEX,
+                                                             MEMOPT_NO_INDEX,
+                                                             0,
+                                                             0};
   }
-  /* The reads, grouped by record (a counting sort). */
-  memory->reads = memoptAllocateZeroed(reads.count + 1, sizeof *memory->reads);
-  for (size_t r = 0; r < reads.count; ++r)
-    ++memory->buffers[reads.pairs[r][0]].readEnd;
-  for (size_t b = 0, at = 0; b < records; ++b) {
-    memory->buffers[b].firstRead = at;
-    at += memory->buffers[b].readEnd;
-    memory->buffers[b].readEnd = memory->buffers[b].firstRead;
-  }
-  for (size_t r = 0; r < reads.count; ++r)
-    memory->reads[memory->buffers[reads.pairs[r][0]].readEnd++] = reads.pairs[r][1];
-  free(reads.pairs);
+  memory->reads = groupReads(&reads, memory->buffers, records);
   free(argumentRecord);
   memoptPointerMapDestroy(&derived);
   memoptPointerMapDestroy(&split);
@@ -527,95 +667,21 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   }
   bool ok = priceOps(priced, parameters, memory, error);
   free(parameters);
+  /* The parameters as written: normalization makes views of them arguments. */
+  parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
+  for (intptr_t a = 0; a < arguments; ++a)
+    parameters[a] = (size_t)a >= dataArguments;
+  priceParameters(func, parameters, memory);
+  free(parameters);
   mlirModuleDestroy(scratch);
   return ok;
-}
-
-/* The class of `buffer` in StageHeld's sums: 2 when split, + 1 per sample. */
-static int classOf(const MemoptPlaceBuffer *buffer) {
-  return (buffer->split ? 2 : 0) + (buffer->perSample ? 1 : 0);
-}
-
-/* What a byte of class `c` (in the function as written) takes per device at
- * `microbatch` samples on a tensor-parallel group of `tensor`. */
-static double classScale(const MemoptPlaceProgramMemory *memory, int c, double microbatch,
-                         double tensor) {
-  return ((c & 1) ? microbatch / memory->irBatch : 1) / ((c & 2) ? tensor : 1);
-}
-
-void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, size_t start,
-                                       const size_t *ends, size_t endCount,
-                                       const int64_t *microbatches, size_t microbatchCount,
-                                       size_t degrees, double *held) {
-  size_t positions = memory->positionCount, ops = memory->opCount;
-  /* Per class: what buffers made from `start` on hold at each position
-   * (from differences: exact, in whole bytes), the most any position
-   * standing for an op holds there, and the stage's inputs by the op first
-   * reading them from `start` on. */
-  int64_t *live[4];
-  uint64_t *atOp[4], *inputs[4];
-  for (int c = 0; c < 4; ++c) {
-    live[c] = memoptAllocateZeroed(positions + 1, sizeof *live[c]);
-    atOp[c] = memoptAllocateZeroed(ops + 1, sizeof *atOp[c]);
-    inputs[c] = memoptAllocateZeroed(ops + 1, sizeof *inputs[c]);
-  }
-  for (size_t b = 0; b < memory->bufferCount; ++b) {
-    const MemoptPlaceBuffer *buffer = &memory->buffers[b];
-    int c = classOf(buffer);
-    if (!buffer->argument && buffer->made >= start) {
-      live[c][buffer->firstPosition] += (int64_t)buffer->bytes;
-      live[c][buffer->lastPosition + 1] -= (int64_t)buffer->bytes;
-      continue;
-    }
-    size_t first = MEMOPT_NO_INDEX;
-    for (size_t r = buffer->firstRead; r < buffer->readEnd; ++r)
-      if (memory->reads[r] >= start && memory->reads[r] < first)
-        first = memory->reads[r];
-    if (first < ops)
-      inputs[c][first] += buffer->bytes;
-  }
-  for (int c = 0; c < 4; ++c) {
-    int64_t sum = 0;
-    for (size_t p = 0; p < positions; ++p) {
-      sum += live[c][p];
-      size_t op = memory->opAt[p];
-      if ((uint64_t)sum > atOp[c][op])
-        atOp[c][op] = (uint64_t)sum;
-    }
-    for (size_t op = 1; op < ops; ++op)
-      inputs[c][op] += inputs[c][op - 1];
-  }
-  /* One sweep from `start`: the most held so far, per degree and microbatch. */
-  size_t figures = degrees * microbatchCount;
-  double *peak = memoptAllocateZeroed(figures + 1, sizeof *peak);
-  for (size_t op = start, e = 0; e < endCount && op < ops; ++op) {
-    for (size_t k = 0; k < figures; ++k) {
-      double tensor = (double)((int64_t)1 << (k / microbatchCount));
-      double microbatch = (double)microbatches[k % microbatchCount], at = 0;
-      for (int c = 0; c < 4; ++c)
-        at += (double)atOp[c][op] * classScale(memory, c, microbatch, tensor);
-      peak[k] = at > peak[k] ? at : peak[k];
-    }
-    for (; e < endCount && ends[e] == op + 1; ++e)
-      for (size_t k = 0; k < figures; ++k) {
-        double tensor = (double)((int64_t)1 << (k / microbatchCount));
-        double microbatch = (double)microbatches[k % microbatchCount], in = 0;
-        for (int c = 0; c < 4; ++c)
-          in += (double)inputs[c][op] * classScale(memory, c, microbatch, tensor);
-        held[e * figures + k] = peak[k] + in;
-      }
-  }
-  free(peak);
-  for (int c = 0; c < 4; ++c) {
-    free(live[c]);
-    free(atOp[c]);
-    free(inputs[c]);
-  }
 }
 
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory) {
   free(memory->opAt);
   free(memory->buffers);
   free(memory->reads);
+  free(memory->parameters);
+  free(memory->parameterReads);
   memset(memory, 0, sizeof *memory);
 }

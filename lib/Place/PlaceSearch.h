@@ -33,7 +33,8 @@ typedef struct MemoptPlaceCluster {
 
 /// One buffer of a function as place-to-shard runs it, or one of its data arguments (PlaceProgramMemory.c), at its element types.
 typedef struct MemoptPlaceBuffer {
-  uint64_t bytes;  /* allocated for the function's batch: per sample, bytes / irBatch */
+  uint64_t payload;   /* for the function's batch: per sample, payload / irBatch */
+  uint64_t alignment; /* each device's share is rounded up to a multiple of it */
   bool perSample;  /* carries the batch: its bytes scale with the microbatch */
   bool split;      /* split over the tensor-parallel group: 1 / t on each device */
   bool argument;   /* a data argument: made before every op, held only as an input */
@@ -42,7 +43,7 @@ typedef struct MemoptPlaceBuffer {
   size_t firstRead, readEnd;          /* the ops reading it: reads[firstRead, readEnd) */
 } MemoptPlaceBuffer;
 
-/// What a function holds as place-to-shard runs it (PlaceProgramMemory.c): its buffers, where each is live and which ops read it.
+/// What a function holds as place-to-shard runs it (PlaceProgramMemory.c): its buffers and parameters, where each is live and which ops read it.
 typedef struct MemoptPlaceProgramMemory {
   size_t opCount;       /* top-level ops of the function, the terminator included */
   double irBatch;       /* samples in the function */
@@ -51,6 +52,9 @@ typedef struct MemoptPlaceProgramMemory {
   MemoptPlaceBuffer *buffers;
   size_t bufferCount;
   size_t *reads; /* ops of the function (not its terminator), per buffer */
+  MemoptPlaceBuffer *parameters; /* the parameter arguments as written, split as place-to-shard splits them */
+  size_t parameterCount;
+  size_t *parameterReads; /* ops of the function, per parameter */
 } MemoptPlaceProgramMemory;
 
 /// The model as place-search sees it: segments of top-level ops.
@@ -68,11 +72,16 @@ typedef struct MemoptPlaceModel {
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 
-/// Writes the most bytes a stage of ops [start, ends[e]) holds at once per device (what its ops allocate, and its inputs: the buffers of earlier ops and the data arguments it reads, held throughout) for each of the `endCount` ascending `ends`, tensor-parallel group 2^t (t < `degrees`) and microbatch candidate, at held[(e * degrees + t) * microbatchCount + mb].
+/// Writes the most bytes a stage of ops [start, ends[e]) holds at once per device (what its ops allocate, and its inputs: the buffers of earlier ops and the data arguments it reads, held throughout) for each of the `endCount` ascending `ends`, tensor-parallel group 2^t (t < `degrees`) and microbatch candidate, at held[(e * degrees + t) * microbatchCount + mb] (PlaceStageMemory.c).
 void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, size_t start,
                                        const size_t *ends, size_t endCount,
                                        const int64_t *microbatches, size_t microbatchCount,
                                        size_t degrees, double *held);
+
+/// Writes the bytes per device of the parameters a stage of ops [start, ends[e]) reads, each once, for each of the `endCount` ascending `ends` and tensor-parallel group 2^t (t < `degrees`), at bytes[e * degrees + t] (PlaceStageMemory.c).
+void memoptPlaceProgramMemoryStageParameters(const MemoptPlaceProgramMemory *memory, size_t start,
+                                             const size_t *ends, size_t endCount, size_t degrees,
+                                             double *bytes);
 
 /// Frees what memoptPlaceProgramMemoryCompute allocated.
 void memoptPlaceProgramMemoryDestroy(MemoptPlaceProgramMemory *memory);
@@ -82,8 +91,8 @@ typedef struct MemoptPlaceProblemStorage {
   MemoptPlacementProblem problem;
   MemoptPlacementLayer *layers;
   double *seconds; /* [segment][microbatch] */
-  MemoptParameterBytes *stageParameterBytes; /* memory=program, per stage (memoptPlacementStageIndex) */
-  double *stageHeldBytes; /* memory=program: [stage][tensor degree][microbatch] */
+  double *stageParameterBytes; /* memory=program: [stage][tensor degree] */
+  double *stageHeldBytes;      /* memory=program: [stage][tensor degree][microbatch] */
   int64_t *microbatches;
   MemoptSegmentCost segments[3];
 } MemoptPlaceProblemStorage;

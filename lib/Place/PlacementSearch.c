@@ -55,17 +55,12 @@ typedef struct StageSums {
   double forward, parameters, activations, largestLayer, tensorComm;
 } StageSums;
 
-/* The index of stage [first, end)'s memory=program figure under `config` in
- * the problem's stageHeldBytes. */
-static size_t heldIndex(const MemoptPlacementProblem *problem, const Config *config, size_t first,
-                        size_t end) {
+/* The index of `config`'s tensor degree among the problem's (1, 2, 4, ...). */
+static size_t degreeIndex(const Config *config) {
   size_t degree = 0;
   while (((int64_t)1 << degree) < config->tensor)
     ++degree;
-  size_t figures =
-      memoptPlacementTensorDegrees(problem->maxTensorParallel) * problem->microbatchCount;
-  return memoptPlacementStageIndex(problem->layerCount, first, end) * figures +
-         degree * problem->microbatchCount + config->microbatchIndex;
+  return degree;
 }
 
 static void stageAddLayer(const MemoptPlacementProblem *problem, const Config *config,
@@ -101,10 +96,12 @@ static StageFigures stageFinish(const MemoptPlacementProblem *problem, const Con
       recompute ? stashed * input + sums->largestLayer : stashed * sums->activations;
   if (problem->memory == MemoptPlacementProgram) {
     /* The parameters' share, one microbatch's largest live set (stash, gradients). */
-    MemoptParameterBytes parameters =
-        problem->stageParameterBytes[memoptPlacementStageIndex(problem->layerCount, first, end)];
-    figures.stateBytes = parameters.whole + parameters.split / (double)config->tensor;
-    figures.activationBytes = problem->stageHeldBytes[heldIndex(problem, config, first, end)];
+    size_t degrees = memoptPlacementTensorDegrees(problem->maxTensorParallel);
+    size_t at =
+        memoptPlacementStageIndex(problem->layerCount, first, end) * degrees + degreeIndex(config);
+    figures.stateBytes = problem->stageParameterBytes[at];
+    figures.activationBytes =
+        problem->stageHeldBytes[at * problem->microbatchCount + config->microbatchIndex];
   }
   figures.memoryBytes = figures.stateBytes + figures.activationBytes;
   figures.seconds = base + (figures.recompute ? sums->forward : 0);

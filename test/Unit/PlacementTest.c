@@ -110,17 +110,17 @@ static void thresholdSearchChoosesTheDPPlan(void **state) {
 }
 
 /* The program as written holds, per device, the parameters its stage's ops
- * read (whole, and split over t) and the most one microbatch's ops hold at
- * once at the plan's tensor degree, each stage priced whole. Three layers;
- * the stages [first, end) in memoptPlacementStageIndex's order:
+ * read and the most one microbatch's ops hold at once at the plan's tensor
+ * degree, each stage priced whole. Three layers; the stages [first, end) in
+ * memoptPlacementStageIndex's order:
  *   [0,1) [0,2) [0,3) [1,2) [1,3) [2,3)
- * parameters (whole, split):
- *   (100, 0) (120, 800) (130, 1000) (20, 800) (30, 1000) (10, 200)
+ * parameters on 1 device and on each of 2:
+ *   (100, 100) (920, 520) (1130, 630) (820, 420) (1030, 530) (210, 110)
  * held at microbatch 2 on 1 device and on each of 2:
  *   (80, 60) (240, 140) (250, 150) (300, 200) (310, 210) (120, 100)
- *   1 stage, tensor-parallel 2: 130 + 1000 / 2 + 150            = 780
- *   1 stage, data-parallel 2:   130 + 1000 + 250                = 1380
- *   2 stages [0, 2) and [2, 3): 120 + 800 + 240 = 1160; 10 + 200 + 120 = 330
+ *   1 stage, tensor-parallel 2: 630 + 150                           = 780
+ *   1 stage, data-parallel 2:   1130 + 250                          = 1380
+ *   2 stages [0, 2) and [2, 3): 920 + 240 = 1160; 210 + 120          = 330
  *   (each stage's own figures, not sums over its layers)
  * The training figures on the same problem count none of it: their fields
  * (parameterBytes, activationBytes, boundaryBytes) are 0, and so is their
@@ -129,13 +129,25 @@ static void programMemoryPricesEachStageWhole(void **state) {
   (void)state;
   double seconds[1] = {1};
   int64_t microbatches[1] = {2};
-  MemoptParameterBytes parameters[6] = {{100, 0},  {120, 800}, {130, 1000},
-                                        {20, 800}, {30, 1000}, {10, 200}};
+  double parameters[6][2] = {{100, 100}, {920, 520},  {1130, 630},
+                             {820, 420}, {1030, 530}, {210, 110}};
   double held[6][2] = {{80, 60}, {240, 140}, {250, 150}, {300, 200}, {310, 210}, {120, 100}};
   MemoptPlacementLayer layers[3] = {{seconds, 0, 0, 0}, {seconds, 0, 0, 0}, {seconds, 0, 0, 0}};
-  MemoptPlacementProblem problem = {
-      layers, 3, microbatches,           1,          2,          1e9, 1e9, 2, 7, 2,
-      0,      2, MemoptPlacementProgram, parameters, &held[0][0]};
+  MemoptPlacementProblem problem = {layers,
+                                    3,
+                                    microbatches,
+                                    1,
+                                    2,
+                                    1e9,
+                                    1e9,
+                                    2,
+                                    7,
+                                    2,
+                                    0,
+                                    2,
+                                    MemoptPlacementProgram,
+                                    &parameters[0][0],
+                                    &held[0][0]};
   MemoptPlacementPlan plan;
   assert_true(memoptPlacementEvaluateFixed(&problem, 1, 2, 1, &plan));
   assert_int_equal(plan.stageCount, 1);
