@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs place-search's plans on MPI ranks (not a test). Each zoo transformer
 # (memopt-zoo gpt2 and bert-encoder: 2 layers; llama-block: one block; all
-# width 64, 4 heads, 16 tokens), its forward function and its training
+# width 64 unless asked otherwise, 4 heads, 16 tokens), its forward function and its training
 # step, is placed by place-search{memory=program} and lowered by
 # place-to-shard, in two settings:
 #   batch:  1, 2 and 4 devices of 1 GiB for a global batch of 16, small
@@ -28,10 +28,13 @@
 # slowest rank's median time. A step that fails prints its first error
 # instead; the matrix goes on.
 #
-#   utils/bench-place-run.sh [build dir]
+#   utils/bench-place-run.sh [build dir] [width]
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
+width="${2:-64}"
+[[ "$width" =~ ^[0-9]+$ ]] && [ $((width % 4)) -eq 0 ] && [ "$width" -gt 0 ] ||
+  { echo "bench-place-run: the width must be a positive multiple of the 4 heads, got '$width'" >&2; exit 1; }
 bin="$build/bin"
 for tool in memopt-zoo memopt-opt memopt-run; do
   [ -x "$bin/$tool" ] || { echo "bench-place-run: build memopt first ($bin/$tool missing)" >&2; exit 1; }
@@ -44,9 +47,9 @@ trap 'rm -rf "$work"' EXIT
 # Each model: its zoo arguments and its leading data arguments (BERT's mask
 # is data too); a training step's labels or target come last.
 declare -A zooOf=(
-  [gpt2]="gpt2 --layers=2 --hidden=64 --heads=4 --seq=16 --vocab=64 --positions=16"
-  [bert-encoder]="bert-encoder --layers=2 --hidden=64 --heads=4 --seq=16"
-  [llama-block]="llama-block --hidden=64 --heads=4 --seq=16"
+  [gpt2]="gpt2 --layers=2 --hidden=$width --heads=4 --seq=16 --vocab=64 --positions=16"
+  [bert-encoder]="bert-encoder --layers=2 --hidden=$width --heads=4 --seq=16"
+  [llama-block]="llama-block --hidden=$width --heads=4 --seq=16"
 )
 declare -A dataOf=([gpt2]=1 [bert-encoder]=2 [llama-block]=1)
 declare -A settingOf=(
