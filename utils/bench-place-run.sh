@@ -100,7 +100,7 @@ runPlan() {
   # The training step's labels (or target) come last: data, split by batch like the tokens.
   [ "$program" = train ] && extra=(--train) && split="trailing-data-arguments=1"
   local searched="$work/searched.mlir" placed="$work/placed.mlir" report="$work/plan.json"
-  local placement="place-search{devices=$devices ${settingOf[$setting]} data-arguments=$data memory=program report=$report}"
+  local placement="place-search{devices=$devices ${settingOf[$setting]} data-arguments=$data $split memory=program report=$report}"
   plan="" batch=""
   "$bin/memopt-zoo" "${zoo[@]}" --batch="${globalBatchOf[$setting]}" "${extra[@]}" -o "$work/program.mlir"
   if ! "$bin/memopt-opt" "$work/program.mlir" -o /dev/null 2>"$work/err" \

@@ -87,7 +87,8 @@ bool memoptPlaceModelRecognize(MlirOperation func, const MemoptPassOptions *opti
    * once, whatever architecture-search tries. */
   MemoptStringBuffer error = memoptStringBufferCreate();
   bool ok = memoptPlaceProgramMemoryCompute(
-      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"), model->irBatch,
+      func, (size_t)memoptPassOptionsGetInteger(options, "data-arguments"),
+      (size_t)memoptPassOptionsGetInteger(options, "trailing-data-arguments"), model->irBatch,
       &model->program, &error);
   if (!ok)
     memoptEmitOpDiagnostic(func, MlirDiagnosticError,

@@ -454,6 +454,30 @@ static MlirWalkResult recordReads(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+/* Marks the buffer of each result of an op of `body` that sums a value
+ * split over the tensor group along a loop it reduces (the row split): the
+ * partitioned program all-reduces it right after the op, into a buffer of
+ * its own, while the partial sums are still held. */
+static void markAllReduced(MlirBlock body, const MemoptMemoryProfile *profile,
+                           const CarriedMap *split, MemoptPlaceBuffer *buffers) {
+  size_t position = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++position) {
+    if (!memoptOperationIsInDialect(op, "linalg") || mlirOperationGetNumResults(op) == 0)
+      continue;
+    bool readsSplit = false;
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o)
+      readsSplit = readsSplit || carriedDimOf(split, mlirOperationGetOperand(op, o)) >= 0;
+    for (intptr_t r = 0; readsSplit && r < mlirOperationGetNumResults(op); ++r) {
+      size_t buffer;
+      MlirValue result = mlirOperationGetResult(op, r);
+      if (rankOf(result) > 0 && carriedDimOf(split, result) < 0 &&
+          memoptMemoryProfileLookupBuffer(profile, result, &buffer))
+        buffers[buffer].reducedAt = position;
+    }
+  }
+}
+
 /* Returns the ops of `reads` grouped by record (a counting sort), setting
  * each of the `count` records' range of them; frees the pairs. */
 static size_t *groupReads(ReadList *reads, MemoptPlaceBuffer *records, size_t count) {
@@ -518,7 +542,8 @@ static void priceParameters(MlirOperation func, const bool *parameters,
                                                         MEMOPT_NO_INDEX,
                                                         MEMOPT_NO_INDEX,
                                                         0,
-                                                        0};
+                                                        0,
+                                                        MEMOPT_NO_INDEX};
   }
   memory->parameterReads = groupReads(&reads, memory->parameters, count);
   memoptPointerMapDestroy(&derived);
@@ -581,8 +606,10 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
         info.firstPosition,
         last,
         0,
-        0};
+        0,
+        MEMOPT_NO_INDEX};
   }
+  markAllReduced(body, profile, &split, memory->buffers);
   for (intptr_t a = 0; a < arguments; ++a) {
     if (argumentRecord[a] == MEMOPT_NO_INDEX)
       continue;
@@ -598,7 +625,8 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
                                                              MEMOPT_NO_INDEX,
                                                              MEMOPT_NO_INDEX,
                                                              0,
-                                                             0};
+                                                             0,
+                                                             MEMOPT_NO_INDEX};
   }
   memory->reads = groupReads(&reads, memory->buffers, records);
   free(argumentRecord);
@@ -641,7 +669,8 @@ static MlirOperation normalizedCopy(MlirOperation func, MlirModule scratch, bool
   return copy;
 }
 
-bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments,
+                                     size_t trailingDataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
   memset(memory, 0, sizeof *memory);
   memory->irBatch = irBatch;
@@ -649,7 +678,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   intptr_t arguments = mlirBlockGetNumArguments(body);
   bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
   for (intptr_t a = 0; a < arguments; ++a)
-    parameters[a] = (size_t)a >= dataArguments;
+    parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++memory->opCount;
@@ -660,7 +689,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   if (mlirOperationIsNull(priced)) {
     priced = func;
     for (intptr_t a = 0; a < arguments; ++a)
-      parameters[a] = (size_t)a >= dataArguments;
+      parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
     memory->opAt = memoptReallocArray(memory->opAt, memory->opCount + 1, sizeof *memory->opAt);
     for (size_t k = 0; k < memory->opCount; ++k)
       memory->opAt[k] = k;
@@ -670,7 +699,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, d
   /* The parameters as written: normalization makes views of them arguments. */
   parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
   for (intptr_t a = 0; a < arguments; ++a)
-    parameters[a] = (size_t)a >= dataArguments;
+    parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
   priceParameters(func, parameters, memory);
   free(parameters);
   mlirModuleDestroy(scratch);

@@ -41,6 +41,7 @@ typedef struct MemoptPlaceBuffer {
   size_t made;     /* the op of the function that allocates it */
   size_t firstPosition, lastPosition; /* the priced copy's positions it is live at */
   size_t firstRead, readEnd;          /* the ops reading it: reads[firstRead, readEnd) */
+  size_t reducedAt; /* the position of the op summing it over a split loop (all-reduced), or MEMOPT_NO_INDEX */
 } MemoptPlaceBuffer;
 
 /// What a function holds as place-to-shard runs it (PlaceProgramMemory.c): its buffers and parameters, where each is live and which ops read it.
@@ -68,8 +69,9 @@ typedef struct MemoptPlaceModel {
   MemoptPlaceProgramMemory program; /* memory=program: its buffers (else empty) */
 } MemoptPlaceModel;
 
-/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails); arguments from `dataArguments` on are parameters (not counted), `irBatch` the IR's samples; the caller destroys it. False with `error` when the estimator fails.
-bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments, double irBatch,
+/// Computes `memory` for `func` from memopt's memory estimator on a copy normalized as place-to-shard normalizes a stage (as written when that fails); the first `dataArguments` and last `trailingDataArguments` arguments are data, the others parameters; `irBatch` is the IR's samples; the caller destroys it. False with `error` when the estimator fails.
+bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments,
+                                     size_t trailingDataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error);
 
 /// Writes the most bytes a stage of ops [start, ends[e]) holds at once per device (what its ops allocate, and its inputs: the buffers of earlier ops and the data arguments it reads, held throughout) for each of the `endCount` ascending `ends`, tensor-parallel group 2^t (t < `degrees`) and microbatch candidate, at held[(e * degrees + t) * microbatchCount + mb] (PlaceStageMemory.c).

@@ -49,6 +49,10 @@ static const MemoptPassOptionInfo options[] = {
      "written, forward or training step (its parameters' share and its buffers' largest live "
      "set at its element types)",
      "training|program", 0, 0},
+    {"trailing-data-arguments", MemoptOptionInteger, "0",
+     "Trailing function arguments that are data too (a training step's labels), split by batch "
+     "like the leading ones where memory=program prices them",
+     NULL, 0, 1e9},
     {"baseline", MemoptOptionString, "",
      "A fixed configuration 'p,t,d' to evaluate beside the search (Megatron-style even split)",
      NULL, 0, 0},

@@ -9,6 +9,11 @@
  * use in the function (a buffer a later stage reads is a result: held to
  * the end of the stage).
  *
+ * Where the tensor split sums a value over a split loop (the row split),
+ * the partitioned program all-reduces it right after the op into a buffer
+ * of its own: there the device holds the op's live buffers but those it
+ * freed, and that copy.
+ *
  * A device holds its share of each buffer: of a buffer carrying the batch,
  * the microbatch's samples; of one the tensor split divides, 1 / t. The
  * lowered program allocates that share rounded up to the buffer's
@@ -76,6 +81,10 @@ void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, s
    * (from differences), the most any position standing for an op holds
    * there, and the stage's inputs by the op first reading them. */
   int64_t *live = memoptAllocateZeroed((positions + 1) * figures, sizeof *live);
+  /* Per position and figure: what its buffers freed after it hold, and the
+   * copy an all-reduce right after it makes (tensor groups of 2 and more). */
+  int64_t *dying = memoptAllocateZeroed((positions + 1) * figures, sizeof *dying);
+  int64_t *reduced = memoptAllocateZeroed((positions + 1) * figures, sizeof *reduced);
   int64_t *atOp = memoptAllocateZeroed((ops + 1) * figures, sizeof *atOp);
   int64_t *inputs = memoptAllocateZeroed((ops + 1) * figures, sizeof *inputs);
   for (size_t b = 0; b < memory->bufferCount; ++b) {
@@ -90,6 +99,9 @@ void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, s
       if (made) {
         live[first * figures + k] += share;
         live[(buffer->lastPosition + 1) * figures + k] -= share;
+        dying[buffer->lastPosition * figures + k] += share;
+        if (buffer->reducedAt < positions && k >= microbatchCount)
+          reduced[buffer->reducedAt * figures + k] += share;
       } else {
         inputs[first * figures + k] += share;
       }
@@ -100,8 +112,13 @@ void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, s
     for (size_t k = 0; k < figures; ++k) {
       if (p > 0)
         live[p * figures + k] += live[(p - 1) * figures + k];
-      if (live[p * figures + k] > atOp[op * figures + k])
-        atOp[op * figures + k] = live[p * figures + k];
+      int64_t most = live[p * figures + k];
+      /* The all-reduce after it: its buffers but those freed, and the copy. */
+      int64_t afterward = live[p * figures + k] - dying[p * figures + k] + reduced[p * figures + k];
+      if (reduced[p * figures + k] > 0 && afterward > most)
+        most = afterward;
+      if (most > atOp[op * figures + k])
+        atOp[op * figures + k] = most;
     }
   }
   /* One sweep from `start`: the most held so far, plus the inputs read so far. */
@@ -121,5 +138,7 @@ void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, s
   free(peak);
   free(inputs);
   free(atOp);
+  free(reduced);
+  free(dying);
   free(live);
 }
