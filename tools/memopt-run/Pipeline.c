@@ -40,11 +40,12 @@ static MlirOperation findDispatch(MlirOperation function) {
   return (MlirOperation){NULL};
 }
 
-/* The bytes of a tensor of static shape (0 for anything else). */
+/* The bytes the wrapper allocates for a tensor of static shape (0 for
+ * anything else): its payload rounded up as one-shot bufferization aligns it. */
 static int64_t tensorBytes(MlirType type) {
-  uint64_t bytes;
+  uint64_t bytes, alignment = memoptOneShotBufferAlignment();
   return mlirTypeIsARankedTensor(type) && memoptTypeGetStaticByteSize(type, &bytes)
-             ? (int64_t)bytes
+             ? (int64_t)((bytes + alignment - 1) / alignment * alignment)
              : 0;
 }
 
