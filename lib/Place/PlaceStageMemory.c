@@ -17,8 +17,8 @@
  * A device holds its share of each buffer: of a buffer carrying the batch,
  * the microbatch's samples; of one the tensor split divides, 1 / t. The
  * lowered program allocates that share rounded up to the buffer's
- * alignment, so each share is rounded before it is summed: the figures are
- * exact in bytes, per tensor degree and microbatch. */
+ * alignment, so each share is rounded before it is summed, per tensor
+ * degree and microbatch. */
 #include "Place/PlaceSearch.h"
 
 #include "Analysis/BufferizationModel.h"
