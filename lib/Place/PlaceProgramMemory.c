@@ -284,21 +284,36 @@ static void followTensorSplit(MlirOperation op, MlirBlock body, const bool *para
 }
 
 /* Marks in `splitArguments` the parameters `root` stands for: the argument
- * itself, or those a value computed from parameters alone is computed from. */
+ * itself, or those a value computed from parameters alone is computed from
+ * (each value of that computation visited once). */
 static void markParameterRoots(MlirValue root, MlirBlock body, const bool *parameters,
                                const MemoptPointerMap *derived, bool *splitArguments) {
-  if (mlirValueIsABlockArgument(root)) {
-    if (mlirBlockEqual(mlirBlockArgumentGetOwner(root), body) &&
-        parameters[mlirBlockArgumentGetArgNumber(root)])
-      splitArguments[mlirBlockArgumentGetArgNumber(root)] = true;
-    return;
+  MemoptPointerMap visited = memoptPointerMapCreate();
+  MlirValue *stack = NULL;
+  size_t count = 0, capacity = 0;
+  stack = memoptGrowArray(stack, &capacity, 1, sizeof *stack);
+  stack[count++] = root;
+  while (count > 0) {
+    MlirValue value = stack[--count];
+    if (memoptPointerMapLookup(&visited, value.ptr) != MEMOPT_NO_INDEX)
+      continue;
+    memoptPointerMapInsert(&visited, value.ptr, 0);
+    if (mlirValueIsABlockArgument(value)) {
+      if (mlirBlockEqual(mlirBlockArgumentGetOwner(value), body) &&
+          parameters[mlirBlockArgumentGetArgNumber(value)])
+        splitArguments[mlirBlockArgumentGetArgNumber(value)] = true;
+      continue;
+    }
+    if (memoptPointerMapLookup(derived, value.ptr) == MEMOPT_NO_INDEX)
+      continue;
+    MlirOperation producer = mlirOpResultGetOwner(value);
+    intptr_t operands = mlirOperationGetNumOperands(producer);
+    stack = memoptGrowArray(stack, &capacity, count + (size_t)operands, sizeof *stack);
+    for (intptr_t o = 0; o < operands; ++o)
+      stack[count++] = mlirOperationGetOperand(producer, o);
   }
-  if (memoptPointerMapLookup(derived, root.ptr) == MEMOPT_NO_INDEX)
-    return;
-  MlirOperation producer = mlirOpResultGetOwner(root);
-  for (intptr_t o = 0; o < mlirOperationGetNumOperands(producer); ++o)
-    markParameterRoots(mlirOperationGetOperand(producer, o), body, parameters, derived,
-                       splitArguments);
+  free(stack);
+  memoptPointerMapDestroy(&visited);
 }
 
 /* Marks in `splitArguments` the parameters linalg op `op` reads along the
