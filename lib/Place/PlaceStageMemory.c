@@ -47,28 +47,69 @@ static size_t firstReadFrom(const MemoptPlaceBuffer *record, const size_t *reads
   return first;
 }
 
+/* The figures a stage is priced at: k = degree x microbatch count +
+ * microbatch candidate, for tensor groups of 2^degree. */
+typedef struct Figures {
+  double irBatch;
+  const int64_t *microbatches;
+  size_t microbatchCount;
+  size_t count; /* degrees x microbatchCount */
+} Figures;
+
+/* The bytes a device allocates for its share of `record` in figure k. */
+static int64_t figureShare(const MemoptPlaceBuffer *record, const Figures *figures, size_t k) {
+  return shareBytes(record, figures->irBatch,
+                    (double)figures->microbatches[k % figures->microbatchCount],
+                    (double)((int64_t)1 << (k / figures->microbatchCount)));
+}
+
+/* Adds to inputs[op * figures->count + k] the share of each of the `count`
+ * records a stage from `start` holds as an input (an argument, or a buffer
+ * made before it) at the op first reading it from `start` on, if any. */
+static void addInputs(const MemoptPlaceBuffer *records, size_t count, const size_t *reads,
+                      size_t start, size_t ops, const Figures *figures, int64_t *inputs) {
+  for (size_t b = 0; b < count; ++b) {
+    if (!records[b].argument && records[b].made >= start)
+      continue;
+    size_t first = firstReadFrom(&records[b], reads, start);
+    for (size_t k = 0; first < ops && k < figures->count; ++k)
+      inputs[first * figures->count + k] += figureShare(&records[b], figures, k);
+  }
+}
+
+/* Writes out[e * figures->count + k], for each of the `endCount` ascending
+ * `ends`, the most atOp[op * figures->count + k] holds over ops [start,
+ * ends[e]) (none when `atOp` is NULL) plus the inputs those ops read. */
+static void sweepStage(const int64_t *atOp, const int64_t *inputs, size_t start, size_t ops,
+                       const size_t *ends, size_t endCount, const Figures *figures, double *out) {
+  size_t n = figures->count;
+  int64_t *peak = memoptAllocateZeroed(n, sizeof *peak);
+  int64_t *read = memoptAllocateZeroed(n, sizeof *read);
+  for (size_t op = start, e = 0; e < endCount && op < ops; ++op) {
+    for (size_t k = 0; k < n; ++k) {
+      read[k] += inputs[op * n + k];
+      if (atOp && atOp[op * n + k] > peak[k])
+        peak[k] = atOp[op * n + k];
+    }
+    for (; e < endCount && ends[e] == op + 1; ++e)
+      for (size_t k = 0; k < n; ++k)
+        out[e * n + k] = (double)(peak[k] + read[k]);
+  }
+  free(read);
+  free(peak);
+}
+
 void memoptPlaceProgramMemoryStageParameters(const MemoptPlaceProgramMemory *memory, size_t start,
                                              const size_t *ends, size_t endCount, size_t degrees,
                                              double *bytes) {
-  size_t ops = memory->opCount;
-  /* Each parameter counts from the op first reading it. */
-  int64_t *at = memoptAllocateZeroed((ops + 1) * degrees, sizeof *at);
-  for (size_t p = 0; p < memory->parameterCount; ++p) {
-    const MemoptPlaceBuffer *parameter = &memory->parameters[p];
-    size_t first = firstReadFrom(parameter, memory->parameterReads, start);
-    for (size_t t = 0; first < ops && t < degrees; ++t)
-      at[first * degrees + t] += shareBytes(parameter, 1, 1, (double)((int64_t)1 << t));
-  }
-  int64_t *sum = memoptAllocateZeroed(degrees, sizeof *sum);
-  for (size_t op = start, e = 0; e < endCount && op < ops; ++op) {
-    for (size_t t = 0; t < degrees; ++t)
-      sum[t] += at[op * degrees + t];
-    for (; e < endCount && ends[e] == op + 1; ++e)
-      for (size_t t = 0; t < degrees; ++t)
-        bytes[e * degrees + t] = (double)sum[t];
-  }
-  free(sum);
-  free(at);
+  /* A parameter's share does not depend on the microbatch: one candidate. */
+  const int64_t one = 1;
+  Figures figures = {memory->irBatch, &one, 1, degrees};
+  int64_t *inputs = memoptAllocateZeroed((memory->opCount + 1) * degrees, sizeof *inputs);
+  addInputs(memory->parameters, memory->parameterCount, memory->parameterReads, start,
+            memory->opCount, &figures, inputs);
+  sweepStage(NULL, inputs, start, memory->opCount, ends, endCount, &figures, bytes);
+  free(inputs);
 }
 
 void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, size_t start,
@@ -76,66 +117,47 @@ void memoptPlaceProgramMemoryStageHeld(const MemoptPlaceProgramMemory *memory, s
                                        const int64_t *microbatches, size_t microbatchCount,
                                        size_t degrees, double *held) {
   size_t positions = memory->positionCount, ops = memory->opCount;
-  size_t figures = degrees * microbatchCount; /* figure k: degree k / count, microbatch k % count */
-  /* Per figure: what buffers made from `start` on hold at each position
-   * (from differences), the most any position standing for an op holds
-   * there, and the stage's inputs by the op first reading them. */
-  int64_t *live = memoptAllocateZeroed((positions + 1) * figures, sizeof *live);
-  /* Per position and figure: what its buffers freed after it hold, and the
-   * copy an all-reduce right after it makes (tensor groups of 2 and more). */
-  int64_t *dying = memoptAllocateZeroed((positions + 1) * figures, sizeof *dying);
-  int64_t *reduced = memoptAllocateZeroed((positions + 1) * figures, sizeof *reduced);
-  int64_t *atOp = memoptAllocateZeroed((ops + 1) * figures, sizeof *atOp);
-  int64_t *inputs = memoptAllocateZeroed((ops + 1) * figures, sizeof *inputs);
+  Figures figures = {memory->irBatch, microbatches, microbatchCount, degrees * microbatchCount};
+  size_t n = figures.count;
+  /* Per position and figure: what buffers made from `start` on hold there
+   * (from differences), what those freed after it hold, and the copy an
+   * all-reduce right after it makes (tensor groups of 2 and more); per op,
+   * the most any position standing for it holds, and the stage's inputs by
+   * the op first reading them. */
+  int64_t *live = memoptAllocateZeroed((positions + 1) * n, sizeof *live);
+  int64_t *dying = memoptAllocateZeroed((positions + 1) * n, sizeof *dying);
+  int64_t *reduced = memoptAllocateZeroed((positions + 1) * n, sizeof *reduced);
+  int64_t *atOp = memoptAllocateZeroed((ops + 1) * n, sizeof *atOp);
+  int64_t *inputs = memoptAllocateZeroed((ops + 1) * n, sizeof *inputs);
+  addInputs(memory->buffers, memory->bufferCount, memory->reads, start, ops, &figures, inputs);
   for (size_t b = 0; b < memory->bufferCount; ++b) {
     const MemoptPlaceBuffer *buffer = &memory->buffers[b];
-    bool made = !buffer->argument && buffer->made >= start;
-    size_t first = made ? buffer->firstPosition : firstReadFrom(buffer, memory->reads, start);
-    if (!made && first >= ops)
+    if (buffer->argument || buffer->made < start)
       continue;
-    for (size_t k = 0; k < figures; ++k) {
-      int64_t share = shareBytes(buffer, memory->irBatch, (double)microbatches[k % microbatchCount],
-                                 (double)((int64_t)1 << (k / microbatchCount)));
-      if (made) {
-        live[first * figures + k] += share;
-        live[(buffer->lastPosition + 1) * figures + k] -= share;
-        dying[buffer->lastPosition * figures + k] += share;
-        if (buffer->reducedAt < positions && k >= microbatchCount)
-          reduced[buffer->reducedAt * figures + k] += share;
-      } else {
-        inputs[first * figures + k] += share;
-      }
+    for (size_t k = 0; k < n; ++k) {
+      int64_t share = figureShare(buffer, &figures, k);
+      live[buffer->firstPosition * n + k] += share;
+      live[(buffer->lastPosition + 1) * n + k] -= share;
+      dying[buffer->lastPosition * n + k] += share;
+      if (buffer->reducedAt < positions && k >= microbatchCount)
+        reduced[buffer->reducedAt * n + k] += share;
     }
   }
   for (size_t p = 0; p < positions; ++p) {
     size_t op = memory->opAt[p];
-    for (size_t k = 0; k < figures; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       if (p > 0)
-        live[p * figures + k] += live[(p - 1) * figures + k];
-      int64_t most = live[p * figures + k];
+        live[p * n + k] += live[(p - 1) * n + k];
+      int64_t most = live[p * n + k];
       /* The all-reduce after it: its buffers but those freed, and the copy. */
-      int64_t afterward = live[p * figures + k] - dying[p * figures + k] + reduced[p * figures + k];
-      if (reduced[p * figures + k] > 0 && afterward > most)
+      int64_t afterward = live[p * n + k] - dying[p * n + k] + reduced[p * n + k];
+      if (reduced[p * n + k] > 0 && afterward > most)
         most = afterward;
-      if (most > atOp[op * figures + k])
-        atOp[op * figures + k] = most;
+      if (most > atOp[op * n + k])
+        atOp[op * n + k] = most;
     }
   }
-  /* One sweep from `start`: the most held so far, plus the inputs read so far. */
-  int64_t *peak = memoptAllocateZeroed(figures, sizeof *peak);
-  int64_t *read = memoptAllocateZeroed(figures, sizeof *read);
-  for (size_t op = start, e = 0; e < endCount && op < ops; ++op) {
-    for (size_t k = 0; k < figures; ++k) {
-      read[k] += inputs[op * figures + k];
-      if (atOp[op * figures + k] > peak[k])
-        peak[k] = atOp[op * figures + k];
-    }
-    for (; e < endCount && ends[e] == op + 1; ++e)
-      for (size_t k = 0; k < figures; ++k)
-        held[e * figures + k] = (double)(peak[k] + read[k]);
-  }
-  free(read);
-  free(peak);
+  sweepStage(atOp, inputs, start, ops, ends, endCount, &figures, held);
   free(inputs);
   free(atOp);
   free(reduced);
