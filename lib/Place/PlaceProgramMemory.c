@@ -493,6 +493,22 @@ static void markAllReduced(MlirBlock body, const MemoptMemoryProfile *profile,
   }
 }
 
+/* The record of an argument of `payload` bytes (allocated by its caller at
+ * one-shot bufferization's alignment), held only as an input. */
+static MemoptPlaceBuffer argumentRecord(uint64_t payload, bool perSample, bool split) {
+  return (MemoptPlaceBuffer){payload,
+                             memoptOneShotBufferAlignment(),
+                             perSample,
+                             split,
+                             true,
+                             0,
+                             MEMOPT_NO_INDEX,
+                             MEMOPT_NO_INDEX,
+                             0,
+                             0,
+                             MEMOPT_NO_INDEX};
+}
+
 /* Returns the ops of `reads` grouped by record (a counting sort), setting
  * each of the `count` records' range of them; frees the pairs. */
 static size_t *groupReads(ReadList *reads, MemoptPlaceBuffer *records, size_t count) {
@@ -548,17 +564,7 @@ static void priceParameters(MlirOperation func, const bool *parameters,
       continue;
     uint64_t bytes = 0;
     memoptTypeGetStaticByteSize(mlirValueGetType(mlirBlockGetArgument(body, a)), &bytes);
-    memory->parameters[record[a]] = (MemoptPlaceBuffer){bytes,
-                                                        memoptOneShotBufferAlignment(),
-                                                        false,
-                                                        split[a],
-                                                        true,
-                                                        0,
-                                                        MEMOPT_NO_INDEX,
-                                                        MEMOPT_NO_INDEX,
-                                                        0,
-                                                        0,
-                                                        MEMOPT_NO_INDEX};
+    memory->parameters[record[a]] = argumentRecord(bytes, false, split[a]);
   }
   memory->parameterReads = groupReads(&reads, memory->parameters, count);
   memoptPointerMapDestroy(&derived);
@@ -580,13 +586,13 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
   MemoptPointerMap derived = memoptPointerMapCreate();
   intptr_t arguments = mlirBlockGetNumArguments(body);
   size_t buffers = memoptMemoryProfileGetNumBuffers(profile), records = buffers;
-  size_t *argumentRecord = memoptAllocateZeroed((size_t)arguments + 1, sizeof *argumentRecord);
+  size_t *recordOf = memoptAllocateZeroed((size_t)arguments + 1, sizeof *recordOf);
   for (intptr_t a = 0; a < arguments; ++a) {
     MlirValue argument = mlirBlockGetArgument(body, a);
     uint64_t bytes;
-    argumentRecord[a] = MEMOPT_NO_INDEX;
+    recordOf[a] = MEMOPT_NO_INDEX;
     if (!parameters[a] && memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes))
-      argumentRecord[a] = records++;
+      recordOf[a] = records++;
     if (!parameters[a] && rankOf(argument) > 0)
       carry(&batch, argument, 0, 1);
   }
@@ -598,7 +604,7 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
     followTensorSplit(op, body, parameters, &split, &derived);
     /* The terminator returns what the stages made: no stage reads it. */
     if (!mlirOperationIsNull(mlirOperationGetNextInBlock(op))) {
-      ReadWalk walk = {profile, body, op, memory->opAt[count], argumentRecord, &reads};
+      ReadWalk walk = {profile, body, op, memory->opAt[count], recordOf, &reads};
       mlirOperationWalk(op, recordReads, &walk, MlirWalkPreOrder);
     }
   }
@@ -626,25 +632,15 @@ static bool priceOps(MlirOperation priced, const bool *parameters, MemoptPlacePr
   }
   markAllReduced(body, profile, &split, memory->buffers);
   for (intptr_t a = 0; a < arguments; ++a) {
-    if (argumentRecord[a] == MEMOPT_NO_INDEX)
+    if (recordOf[a] == MEMOPT_NO_INDEX)
       continue;
     MlirValue argument = mlirBlockGetArgument(body, a);
     uint64_t bytes = 0;
     memoptTypeGetStaticByteSize(mlirValueGetType(argument), &bytes);
-    memory->buffers[argumentRecord[a]] = (MemoptPlaceBuffer){bytes,
-                                                             memoptOneShotBufferAlignment(),
-                                                             rankOf(argument) > 0,
-                                                             false,
-                                                             true,
-                                                             0,
-                                                             MEMOPT_NO_INDEX,
-                                                             MEMOPT_NO_INDEX,
-                                                             0,
-                                                             0,
-                                                             MEMOPT_NO_INDEX};
+    memory->buffers[recordOf[a]] = argumentRecord(bytes, rankOf(argument) > 0, false);
   }
   memory->reads = groupReads(&reads, memory->buffers, records);
-  free(argumentRecord);
+  free(recordOf);
   memoptPointerMapDestroy(&derived);
   memoptPointerMapDestroy(&split);
   memoptPointerMapDestroy(&batch);
@@ -684,16 +680,23 @@ static MlirOperation normalizedCopy(MlirOperation func, MlirModule scratch, bool
   return copy;
 }
 
+/* Returns, per argument of `body`, whether it is a parameter: neither one
+ * of the first `leading` nor of the last `trailing` (data). */
+static bool *parameterFlags(MlirBlock body, size_t leading, size_t trailing) {
+  intptr_t arguments = mlirBlockGetNumArguments(body);
+  bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
+  for (intptr_t a = 0; a < arguments; ++a)
+    parameters[a] = (size_t)a >= leading && a < arguments - (intptr_t)trailing;
+  return parameters;
+}
+
 bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments,
                                      size_t trailingDataArguments, double irBatch,
                                      MemoptPlaceProgramMemory *memory, MemoptStringBuffer *error) {
   memset(memory, 0, sizeof *memory);
   memory->irBatch = irBatch;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  intptr_t arguments = mlirBlockGetNumArguments(body);
-  bool *parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
-  for (intptr_t a = 0; a < arguments; ++a)
-    parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
+  bool *parameters = parameterFlags(body, dataArguments, trailingDataArguments);
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++memory->opCount;
@@ -703,8 +706,8 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments,
   MlirOperation priced = normalizedCopy(func, scratch, &parameters, &memory->opAt);
   if (mlirOperationIsNull(priced)) {
     priced = func;
-    for (intptr_t a = 0; a < arguments; ++a)
-      parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
+    free(parameters);
+    parameters = parameterFlags(body, dataArguments, trailingDataArguments);
     memory->opAt = memoptReallocArray(memory->opAt, memory->opCount + 1, sizeof *memory->opAt);
     for (size_t k = 0; k < memory->opCount; ++k)
       memory->opAt[k] = k;
@@ -712,9 +715,7 @@ bool memoptPlaceProgramMemoryCompute(MlirOperation func, size_t dataArguments,
   bool ok = priceOps(priced, parameters, memory, error);
   free(parameters);
   /* The parameters as written: normalization makes views of them arguments. */
-  parameters = memoptAllocateZeroed((size_t)arguments + 1, sizeof *parameters);
-  for (intptr_t a = 0; a < arguments; ++a)
-    parameters[a] = (size_t)a >= dataArguments && a < arguments - (intptr_t)trailingDataArguments;
+  parameters = parameterFlags(body, dataArguments, trailingDataArguments);
   priceParameters(func, parameters, memory);
   free(parameters);
   mlirModuleDestroy(scratch);

@@ -31,13 +31,13 @@ typedef struct MemoptPlaceCluster {
   int64_t globalBatch;
 } MemoptPlaceCluster;
 
-/// One buffer of a function as place-to-shard runs it, or one of its data arguments (PlaceProgramMemory.c), at its element types.
+/// One buffer of a function as place-to-shard runs it, or one of its arguments (PlaceProgramMemory.c), at its element types.
 typedef struct MemoptPlaceBuffer {
   uint64_t payload;   /* for the function's batch: per sample, payload / irBatch */
   uint64_t alignment; /* each device's share is rounded up to a multiple of it */
   bool perSample;  /* carries the batch: its bytes scale with the microbatch */
   bool split;      /* split over the tensor-parallel group: 1 / t on each device */
-  bool argument;   /* a data argument: made before every op, held only as an input */
+  bool argument;   /* an argument (data or parameter): made before every op, held only as an input */
   size_t made;     /* the op of the function that allocates it */
   size_t firstPosition, lastPosition; /* the priced copy's positions it is live at */
   size_t firstRead, readEnd;          /* the ops reading it: reads[firstRead, readEnd) */
@@ -49,7 +49,7 @@ typedef struct MemoptPlaceProgramMemory {
   size_t opCount;       /* top-level ops of the function, the terminator included */
   double irBatch;       /* samples in the function */
   size_t positionCount; /* top-level ops of the priced copy */
-  size_t *opAt;         /* per position, the op of the function it stands for, or MEMOPT_NO_INDEX */
+  size_t *opAt;         /* per position, the op of the function it stands for */
   MemoptPlaceBuffer *buffers;
   size_t bufferCount;
   size_t *reads; /* ops of the function (not its terminator), per buffer */
