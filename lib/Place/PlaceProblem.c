@@ -208,10 +208,11 @@ bool memoptPlaceProblemBuild(const MemoptPlaceModel *model, const MemoptPlaceClu
     programStageFigures(model, count, degrees, storage);
   double element = (double)accelerator->bytesPerElement;
   for (size_t l = 0; l < model->problemLayers; ++l) {
-    const MemoptSegmentCost *cost = &storage->segments[memoptPlaceSegmentOf(model, l)];
+    int segment = memoptPlaceSegmentOf(model, l);
+    const MemoptSegmentCost *cost = &storage->segments[segment];
     /* The cost at microbatch 1 was computed with scale 1 / irBatch: per sample. */
     storage->layers[l] = (MemoptPlacementLayer){
-        &storage->seconds[memoptPlaceSegmentOf(model, l) * count],
+        &storage->seconds[segment * count],
         cost->parameterElements * element,
         cost->activationElements / model->irBatch * element,
         cost->boundaryElements / model->irBatch * element,
