@@ -53,6 +53,9 @@ bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes);
 /// Returns the alignment one-shot bufferization gives the buffers it allocates, each rounded up to a multiple of it in the lowered program.
 uint64_t memoptOneShotBufferAlignment(void);
 
+/// Returns `bytes` rounded up to a multiple of `alignment` (at least 1): what the lowered program allocates for them.
+uint64_t memoptRoundUpToAlignment(uint64_t bytes, uint64_t alignment);
+
 /// Returns true when bufferization makes the result of `op` a view of its first operand's buffer (slices, reshapes, casts).
 bool memoptOperationIsView(MlirOperation op);
 

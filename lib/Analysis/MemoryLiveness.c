@@ -110,11 +110,7 @@ void memoptProfileComputeLastUses(MemoptMemoryProfile *profile) {
 
 /* What aligned_alloc is asked for: the size rounded up to the alignment. */
 static uint64_t allocatedBytes(const MemoptBufferInfo *info) {
-  return (info->bytes + info->alignment - 1) / info->alignment * info->alignment;
-}
-
-static uint64_t roundUp(uint64_t bytes, uint64_t alignment) {
-  return (bytes + alignment - 1) / alignment * alignment;
+  return memoptRoundUpToAlignment(info->bytes, info->alignment);
 }
 
 /* When the body frees several buffers of which one has an unknown origin,
@@ -151,11 +147,14 @@ uint64_t memoptProfileDeallocationBookkeeping(const MemoptMemoryProfile *profile
   uint64_t index = 0, flag = 0;
   memoptTypeGetElementByteSize(mlirIndexTypeGet(mlirOperationGetContext(ir->func)), &index);
   memoptTypeGetElementByteSize(mlirIntegerTypeGet(mlirOperationGetContext(ir->func), 1), &flag);
-  uint64_t indexAlignment = index > minimumAlignedAllocAlignment ? index : minimumAlignedAllocAlignment;
+  uint64_t indexAlignment =
+      index > minimumAlignedAllocAlignment ? index : minimumAlignedAllocAlignment;
   uint64_t flagAlignment = minimumAlignedAllocAlignment;
-  return roundUp(freedAtEnd * index, indexAlignment) + roundUp(freedAtEnd * flag, flagAlignment) +
-         roundUp(retained * index, indexAlignment) + roundUp(freedAtEnd * flag, flagAlignment) +
-         roundUp(retained * flag, flagAlignment);
+  return memoptRoundUpToAlignment(freedAtEnd * index, indexAlignment) +
+         memoptRoundUpToAlignment(freedAtEnd * flag, flagAlignment) +
+         memoptRoundUpToAlignment(retained * index, indexAlignment) +
+         memoptRoundUpToAlignment(freedAtEnd * flag, flagAlignment) +
+         memoptRoundUpToAlignment(retained * flag, flagAlignment);
 }
 
 /* Live bytes of every position of `block`, its nested blocks already done. */

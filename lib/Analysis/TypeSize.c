@@ -19,7 +19,7 @@ static uint64_t scalarAllocationSize(uint64_t bits) {
   uint64_t alignment = 1;
   while (alignment < storeBytes && alignment < largestScalarAlignment)
     alignment *= 2;
-  return (storeBytes + alignment - 1) / alignment * alignment;
+  return memoptRoundUpToAlignment(storeBytes, alignment);
 }
 
 /* Bits of the integer lowered for `index` (the default index-bitwidth of the
@@ -69,3 +69,7 @@ bool memoptTypeGetStaticByteSize(MlirType shapedType, uint64_t *bytes) {
 }
 
 uint64_t memoptOneShotBufferAlignment(void) { return oneShotBufferAlignment; }
+
+uint64_t memoptRoundUpToAlignment(uint64_t bytes, uint64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}

@@ -43,9 +43,9 @@ static MlirOperation findDispatch(MlirOperation function) {
 /* The bytes the wrapper allocates for a tensor of static shape (0 for
  * anything else): its payload rounded up as one-shot bufferization aligns it. */
 static int64_t tensorBytes(MlirType type) {
-  uint64_t bytes, alignment = memoptOneShotBufferAlignment();
+  uint64_t bytes;
   return mlirTypeIsARankedTensor(type) && memoptTypeGetStaticByteSize(type, &bytes)
-             ? (int64_t)((bytes + alignment - 1) / alignment * alignment)
+             ? (int64_t)memoptRoundUpToAlignment(bytes, memoptOneShotBufferAlignment())
              : 0;
 }
 
